@@ -223,29 +223,9 @@ fn joined_fields(
             through.insert(member.to_owned());
         }
     }
-    let mut fields = BTreeSet::new();
-    for join in &list.joins {
-        if !matches!(join.link, crate::relations::Link::Parent { .. })
-            || !through.contains(&join.member)
-        {
-            continue;
-        }
-        let related = || {
-            entities.iter().filter(|entity| {
-                entity.entity_type == join.entity_type && entity.collection == join.collection
-            })
-        };
-        let mut reached = scalar_fields(related());
-        if nested_plainly {
-            reached.extend(plain_nested_fields(related()));
-        }
-        for field in reached {
-            if !field.contains('.') {
-                fields.insert(format!("{}.{field}", join.member));
-            }
-        }
-    }
-    fields.into_iter().collect()
+    reached_fields(list, entities, nested_plainly, |join| {
+        matches!(join.link, crate::relations::Link::Parent { .. }) && through.contains(&join.member)
+    })
 }
 
 /// The scalar fields of the entities each one-to-many join of a list reaches (see
@@ -259,15 +239,25 @@ pub fn many_joined_fields(
     entities: &[Entity],
     nested_plainly: bool,
 ) -> Vec<String> {
-    let mut fields = BTreeSet::new();
-    for join in &list.joins {
-        if !matches!(
+    reached_fields(list, entities, nested_plainly, |join| {
+        matches!(
             join.link,
             crate::relations::Link::Children { .. } | crate::relations::Link::Ids
-        ) || join.enclosing
-        {
-            continue;
-        }
+        ) && !join.enclosing
+    })
+}
+
+/// The undotted scalar fields (and, with `nested_plainly`, the plainly named nested members) of
+/// the entities each join of a list that `keep` admits reaches, dotted through the join's
+/// member, sorted.
+fn reached_fields(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    nested_plainly: bool,
+    keep: impl Fn(&crate::relations::Relation) -> bool,
+) -> Vec<String> {
+    let mut fields = BTreeSet::new();
+    for join in list.joins.iter().filter(|join| keep(join)) {
         let related = || {
             entities.iter().filter(|entity| {
                 entity.entity_type == join.entity_type && entity.collection == join.collection
