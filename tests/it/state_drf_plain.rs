@@ -9,7 +9,9 @@
 //! Its writes send the assignee as `assignee_id` and answer the nested `assignee` record of that
 //! person (`rea_state::writes::references`, a reference stored under another name), and a
 //! comparison of a number field given no number answers the recorded 400
-//! (`rea_state::query_refusals`, the typed form).
+//! (`rea_state::query_refusals`, the typed form). django-filter's lookup across a relation,
+//! `project__code=GLS`, filters by the code of the project the task names by a bare key
+//! (`rea_state::link_filters`, a name joining the member and the key).
 
 use serde_json::{Value, json};
 
@@ -47,6 +49,22 @@ fn django_filter_lookups_answer_from_the_state() {
         &[
             "GET /api/people/?role=designer",
             "GET /api/people/?search=kofi",
+        ],
+    );
+}
+
+#[test]
+fn a_lookup_across_a_relation_filters_by_the_linked_key() {
+    // Recorded: `project__code=SGB` (and `BTH` after the writes). Asked: other projects' codes,
+    // alone and beside another filter.
+    let (served, probes) = served_with_probes("drf");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?project__code=GLS",
+            "GET /api/tasks/?project__code=HBW&status=open",
         ],
     );
 }
