@@ -11,7 +11,10 @@
 //! comparison of a number field given no number answers the recorded 400
 //! (`rea_state::query_refusals`, the typed form). django-filter's lookup across a relation,
 //! `project__code=GLS`, filters by the code of the project the task names by a bare key
-//! (`rea_state::link_filters`, a name joining the member and the key).
+//! (`rea_state::link_filters`, a name joining the member and the key). The detail action
+//! `GET /api/projects/{id}/tasks/` lists the tasks whose `project` holds the id, another
+//! project's and after writes too (`rea_state::relations::ParentSegment`, its members read in
+//! `/api/tasks` by their item route and in `/api/tasks/` by the list, one collection).
 
 use serde_json::{Value, json};
 
@@ -162,4 +165,28 @@ fn a_number_compared_with_no_number_answers_the_recorded_refusal() {
     // A text field compared with a word is no refusal.
     let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "open")]);
     assert!(!is_error && answer["status"] == 200, "{answer}");
+}
+
+#[test]
+fn a_projects_tasks_are_listed_from_the_state_before_and_after_writes() {
+    // Recorded: projects 1 and 3. Asked: projects 2 and 4 (probe-reads 58, 59); then, after a
+    // create in project 2 moved to project 4 by a PUT, project 4 again (probe-crud 9).
+    let served = serve_corpus_app("drf");
+    let tool = "get_projects_tasks_by_project_id";
+    let parameter = path_parameter(&served, tool);
+    let list = |project: &str| {
+        let (answer, is_error) = call_with_strings(&served, tool, &[(&parameter, project)]);
+        assert!(!is_error, "{answer}");
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        answer["body"].clone()
+    };
+    assert_eq!(list("2"), live_answer("drf", "probe-reads", 58).1);
+    assert_eq!(list("4"), live_answer("drf", "probe-reads", 59).1);
+    let created = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2, "project": 2, "assignee_id": 1});
+    assert_write_answers(&served, "post_tasks", None, created, 0);
+    let patched = json!({"title": "Test the misters", "due": "2026-12-30"});
+    assert_write_answers(&served, "patch_tasks_by_task_id", Some("15"), patched, 4);
+    let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
+    assert_write_answers(&served, "put_tasks_by_task_id", Some("15"), put, 7);
+    assert_eq!(list("4"), live_answer("drf", "probe-crud", 9).1);
 }
