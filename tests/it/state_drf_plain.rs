@@ -14,7 +14,8 @@
 //! (`rea_state::link_filters`, a name joining the member and the key). The detail action
 //! `GET /api/projects/{id}/tasks/` lists the tasks whose `project` holds the id, another
 //! project's and after writes too (`rea_state::relations::ParentSegment`, its members read in
-//! `/api/tasks` by their item route and in `/api/tasks/` by the list, one collection).
+//! `/api/tasks` by their item route and in `/api/tasks/` by the list, one collection). A page
+//! number past the last page answers the build's 404 `Invalid page.` (`rea_state::page_past_end`).
 
 use serde_json::{Value, json};
 
@@ -189,4 +190,25 @@ fn a_projects_tasks_are_listed_from_the_state_before_and_after_writes() {
     let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
     assert_write_answers(&served, "put_tasks_by_task_id", Some("15"), put, 7);
     assert_eq!(list("4"), live_answer("drf", "probe-crud", 9).1);
+}
+
+#[test]
+fn a_page_past_the_last_answers_the_recorded_refusal() {
+    // Recorded: `page=9` answered 404 (build entry 45). Asked: `page=5` (probe-reads 47), a
+    // filtered list's second page past its end; the first page of nothing stays an empty page.
+    let served = serve_corpus_app("drf");
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("page", "5")]);
+    let (status, live) = live_answer("drf", "probe-reads", 47);
+    assert_eq!(
+        (answer["status"].as_u64(), &answer["body"]),
+        (Some(status), &live),
+        "{answer}"
+    );
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("status", "done"), ("page", "2")]);
+    assert_eq!(answer["status"], 404, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("page", "2")]);
+    assert!(!is_error && answer["status"] == 200, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "gone")]);
+    assert!(!is_error && answer["status"] == 200, "{answer}");
+    assert_eq!(answer["body"]["results"], json!([]), "{answer}");
 }

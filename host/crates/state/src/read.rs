@@ -2167,6 +2167,12 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
+        if page.is_none()
+            && let Some(refused) =
+                self.past_end_answer(model, pairs, evaluated.members.len(), (base, exact))
+        {
+            return Ok(refused);
+        }
         let numbers = match page {
             Some(envelope) => Some(
                 envelope
@@ -2221,6 +2227,34 @@ impl StateService {
         Ok(state_answer(
             record,
             Self::with_cursor_members(body, model, &end)?,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    /// The build's refusal of a page past the last (see [`crate::page_past_end`]) for a call
+    /// naming a page after the first whose page lists nothing (`listed` entities).
+    fn past_end_answer(
+        &self,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+        listed: usize,
+        (base, exact): (&ListLine, bool),
+    ) -> Option<StateAnswer> {
+        let ordinal = model.past_end_refusal?;
+        let (page, first) = crate::page_past_end::named_page(
+            model,
+            pairs.iter().map(|(name, value)| (name, value)),
+        )?;
+        if listed > 0 || page <= first {
+            return None;
+        }
+        let record = self.kept(ordinal)?;
+        let body = record.json().cloned()?;
+        Some(state_answer(
+            record,
+            body,
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),
