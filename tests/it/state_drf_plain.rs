@@ -16,6 +16,9 @@
 //! project's and after writes too (`rea_state::relations::ParentSegment`, its members read in
 //! `/api/tasks` by their item route and in `/api/tasks/` by the list, one collection). A page
 //! number past the last page answers the build's 404 `Invalid page.` (`rea_state::page_past_end`).
+//! A plain list after writes counts what it lists: the whole project list's `count` (so the
+//! build's read after its project create confirms the create), and the paged task list's first
+//! page evaluated over the state with its `count` and links.
 
 use serde_json::{Value, json};
 
@@ -211,4 +214,34 @@ fn a_page_past_the_last_answers_the_recorded_refusal() {
     let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "gone")]);
     assert!(!is_error && answer["status"] == 200, "{answer}");
     assert_eq!(answer["body"]["results"], json!([]), "{answer}");
+}
+
+#[test]
+fn a_plain_list_after_writes_counts_what_the_state_holds() {
+    // The whole project list (4 of 10 a page): after a create its `count` is 5, which the
+    // build's read after its create (entry 82) showed, so the create is served.
+    let served = serve_corpus_app("drf");
+    let created = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    let arguments = with_body(&served, "post_projects", created);
+    let (answer, is_error) = served.call("post_projects", arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("drf", "probe-crud", 36).1);
+    let (answer, is_error) = call_with_strings(&served, "get_projects", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["count"], 5, "{answer}");
+    assert_eq!(answer["body"]["results"].as_array().map(Vec::len), Some(5));
+    // The paged task list (14, 10 a page): after a create its first page is evaluated.
+    let created = json!({"title": "Paint the tank", "project": 2, "priority": 3});
+    let (answer, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", created));
+    assert!(!is_error, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"]["count"], 15, "{answer}");
+    assert_eq!(answer["body"]["results"].as_array().map(Vec::len), Some(10));
+    assert_eq!(answer["body"]["results"][9]["id"], 10, "{answer}");
+    assert_eq!(
+        answer["body"]["next"], "http://127.0.0.1:18871/api/tasks/?page=2",
+        "{answer}"
+    );
 }
