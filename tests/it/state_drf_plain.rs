@@ -9,7 +9,16 @@
 //! Its writes send the assignee as `assignee_id` and answer the nested `assignee` record of that
 //! person (`rea_state::writes::references`, a reference stored under another name), and a
 //! comparison of a number field given no number answers the recorded 400
-//! (`rea_state::query_refusals`, the typed form).
+//! (`rea_state::query_refusals`, the typed form). django-filter's lookup across a relation,
+//! `project__code=GLS`, filters by the code of the project the task names by a bare key
+//! (`rea_state::link_filters`, a name joining the member and the key). The detail action
+//! `GET /api/projects/{id}/tasks/` lists the tasks whose `project` holds the id, another
+//! project's and after writes too (`rea_state::relations::ParentSegment`, its members read in
+//! `/api/tasks` by their item route and in `/api/tasks/` by the list, one collection). A page
+//! number past the last page answers the build's 404 `Invalid page.` (`rea_state::page_past_end`).
+//! A plain list after writes counts what it lists: the whole project list's `count` (so the
+//! build's read after its project create confirms the create), and the paged task list's first
+//! page evaluated over the state with its `count` and links.
 
 use serde_json::{Value, json};
 
@@ -47,6 +56,22 @@ fn django_filter_lookups_answer_from_the_state() {
         &[
             "GET /api/people/?role=designer",
             "GET /api/people/?search=kofi",
+        ],
+    );
+}
+
+#[test]
+fn a_lookup_across_a_relation_filters_by_the_linked_key() {
+    // Recorded: `project__code=SGB` (and `BTH` after the writes). Asked: other projects' codes,
+    // alone and beside another filter.
+    let (served, probes) = served_with_probes("drf");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?project__code=GLS",
+            "GET /api/tasks/?project__code=HBW&status=open",
         ],
     );
 }
@@ -144,4 +169,79 @@ fn a_number_compared_with_no_number_answers_the_recorded_refusal() {
     // A text field compared with a word is no refusal.
     let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "open")]);
     assert!(!is_error && answer["status"] == 200, "{answer}");
+}
+
+#[test]
+fn a_projects_tasks_are_listed_from_the_state_before_and_after_writes() {
+    // Recorded: projects 1 and 3. Asked: projects 2 and 4 (probe-reads 58, 59); then, after a
+    // create in project 2 moved to project 4 by a PUT, project 4 again (probe-crud 9).
+    let served = serve_corpus_app("drf");
+    let tool = "get_projects_tasks_by_project_id";
+    let parameter = path_parameter(&served, tool);
+    let list = |project: &str| {
+        let (answer, is_error) = call_with_strings(&served, tool, &[(&parameter, project)]);
+        assert!(!is_error, "{answer}");
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        answer["body"].clone()
+    };
+    assert_eq!(list("2"), live_answer("drf", "probe-reads", 58).1);
+    assert_eq!(list("4"), live_answer("drf", "probe-reads", 59).1);
+    let created = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2, "project": 2, "assignee_id": 1});
+    assert_write_answers(&served, "post_tasks", None, created, 0);
+    let patched = json!({"title": "Test the misters", "due": "2026-12-30"});
+    assert_write_answers(&served, "patch_tasks_by_task_id", Some("15"), patched, 4);
+    let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
+    assert_write_answers(&served, "put_tasks_by_task_id", Some("15"), put, 7);
+    assert_eq!(list("4"), live_answer("drf", "probe-crud", 9).1);
+}
+
+#[test]
+fn a_page_past_the_last_answers_the_recorded_refusal() {
+    // Recorded: `page=9` answered 404 (build entry 45). Asked: `page=5` (probe-reads 47), a
+    // filtered list's second page past its end; the first page of nothing stays an empty page.
+    let served = serve_corpus_app("drf");
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("page", "5")]);
+    let (status, live) = live_answer("drf", "probe-reads", 47);
+    assert_eq!(
+        (answer["status"].as_u64(), &answer["body"]),
+        (Some(status), &live),
+        "{answer}"
+    );
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("status", "done"), ("page", "2")]);
+    assert_eq!(answer["status"], 404, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("page", "2")]);
+    assert!(!is_error && answer["status"] == 200, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "gone")]);
+    assert!(!is_error && answer["status"] == 200, "{answer}");
+    assert_eq!(answer["body"]["results"], json!([]), "{answer}");
+}
+
+#[test]
+fn a_plain_list_after_writes_counts_what_the_state_holds() {
+    // The whole project list (4 of 10 a page): after a create its `count` is 5, which the
+    // build's read after its create (entry 82) showed, so the create is served.
+    let served = serve_corpus_app("drf");
+    let created = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    let arguments = with_body(&served, "post_projects", created);
+    let (answer, is_error) = served.call("post_projects", arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("drf", "probe-crud", 36).1);
+    let (answer, is_error) = call_with_strings(&served, "get_projects", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["count"], 5, "{answer}");
+    assert_eq!(answer["body"]["results"].as_array().map(Vec::len), Some(5));
+    // The paged task list (14, 10 a page): after a create its first page is evaluated.
+    let created = json!({"title": "Paint the tank", "project": 2, "priority": 3});
+    let (answer, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", created));
+    assert!(!is_error, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"]["count"], 15, "{answer}");
+    assert_eq!(answer["body"]["results"].as_array().map(Vec::len), Some(10));
+    assert_eq!(answer["body"]["results"][9]["id"], 10, "{answer}");
+    assert_eq!(
+        answer["body"]["next"], "http://127.0.0.1:18871/api/tasks/?page=2",
+        "{answer}"
+    );
 }

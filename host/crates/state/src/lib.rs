@@ -72,6 +72,7 @@ pub mod nesting;
 pub mod observation;
 pub mod page_cursor;
 pub mod page_envelope;
+pub mod page_past_end;
 pub mod path_echo;
 pub mod plane;
 pub mod precomputed;

@@ -17,6 +17,11 @@
 //! (`{"id": "3", "link": "…/priority/3"}` is a part of priority 3, not of status 3). A link
 //! parameter only lines that test no role named (lines after the writes) is learned from their
 //! values alone and takes the operator the tested link filters chose ([`untested_roles`]).
+//!
+//! A parameter named as the member joined to a text member of the linked type by a separator of
+//! punctuation (`project__code=SGB`, `project.code=SGB`: the tasks whose project's `code` is
+//! `SGB`) names the linked entities by that member alone, never by id
+//! ([`LinkField::key_only`], [`joined_name`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -37,14 +42,18 @@ pub struct LinkField {
     pub target_type: String,
     /// The linked entities' member a value may name them by.
     pub key: String,
+    /// Whether a value names them by `key` alone, never by id (a parameter spelling the member
+    /// and the key, see [`joined_name`]).
+    pub key_only: bool,
 }
 
 impl LinkField {
     /// The field a filter of this link reads (and a query's object holds the linked values
     /// under): the prefix, then the member, type and key separated by NUL.
     pub fn field(&self) -> String {
+        let only = if self.key_only { KEY_ONLY } else { "" };
         format!(
-            "{LINKED}{}\u{0}{}\u{0}{}",
+            "{LINKED}{}\u{0}{}\u{0}{}{only}",
             self.member, self.target_type, self.key
         )
     }
@@ -52,13 +61,43 @@ impl LinkField {
     /// The link a filter's field spells, if it spells one.
     pub fn parse(field: &str) -> Option<LinkField> {
         let mut parts = field.strip_prefix(LINKED)?.split('\u{0}');
+        let member = parts.next()?.to_owned();
+        let target_type = parts.next()?.to_owned();
+        let key = parts.next()?.to_owned();
+        let key_only = match parts.next() {
+            None => false,
+            Some("key") => true,
+            Some(_) => return None,
+        };
         let link = LinkField {
-            member: parts.next()?.to_owned(),
-            target_type: parts.next()?.to_owned(),
-            key: parts.next()?.to_owned(),
+            member,
+            target_type,
+            key,
+            key_only,
         };
         parts.next().is_none().then_some(link)
     }
+}
+
+/// The last part of a key-only link's field (see [`LinkField::key_only`]).
+const KEY_ONLY: &str = "\u{0}key";
+
+/// The member and key a parameter name spells when it is no member of the listed objects: a
+/// member they hold, then a separator of punctuation, then the key (`project__code`,
+/// `project.code`); the longest such member.
+pub fn joined_name<'n>(name: &'n str, objects: &[&Object]) -> Option<(&'n str, &'n str)> {
+    (1..name.len())
+        .rev()
+        .filter(|at| name.is_char_boundary(*at))
+        .find_map(|at| {
+            let (member, rest) = name.split_at(at);
+            let key = rest.trim_start_matches(|c: char| c.is_ascii_punctuation());
+            let fits = key.len() < rest.len()
+                && !key.is_empty()
+                && !member.ends_with(|c: char| c.is_ascii_punctuation())
+                && objects.iter().any(|object| object.contains_key(member));
+            fits.then_some((member, key))
+        })
 }
 
 /// The ids a member's value links: a scalar id, an object's `id`, or an array of either; `null`
@@ -141,7 +180,9 @@ fn link_value(object: &Object, link: &LinkField, targets: &Targets<'_>) -> Optio
         if let Some(Some(key)) = targets.get(id.as_str()) {
             texts.push(Json::String((*key).to_owned()));
         }
-        texts.push(Json::String(id));
+        if !link.key_only {
+            texts.push(Json::String(id));
+        }
     }
     Some(Json::Array(texts))
 }
@@ -180,9 +221,9 @@ pub fn with_links<'a>(
 /// by id or key (else the recordings never showed what the filter answers).
 pub fn names_held(link: &LinkField, op: &str, argument: &str, entities: &[&Entity]) -> bool {
     let held = targets(entities.iter().copied(), link);
-    items(op, argument)
-        .iter()
-        .all(|item| held.contains_key(item) || held.values().any(|key| *key == Some(*item)))
+    items(op, argument).iter().all(|item| {
+        (!link.key_only && held.contains_key(item)) || held.values().any(|key| *key == Some(*item))
+    })
 }
 
 /// The link fields a parameter may filter by, learned from its recorded values (see the module
@@ -201,12 +242,26 @@ pub fn learn(
     }
     let mut learned = BTreeMap::new();
     for (name, sent) in values {
-        let Some(held_ids) = member_ids(objects, name) else {
+        let (member, key) = match objects.iter().any(|object| object.contains_key(name)) {
+            true => (name.as_str(), None),
+            false => match joined_name(name, objects) {
+                Some((member, key)) => (member, Some(key)),
+                None => continue,
+            },
+        };
+        let Some(held_ids) = member_ids(objects, member) else {
             continue;
         };
         let links: Vec<LinkField> = types
             .iter()
-            .flat_map(|target| type_links(name, target, (&held_ids, sent), (objects, entities)))
+            .flat_map(|target| {
+                type_links(
+                    (member, key),
+                    target,
+                    (&held_ids, sent),
+                    (objects, entities),
+                )
+            })
             .collect();
         if !links.is_empty() {
             learned.insert(name.clone(), links);
@@ -255,10 +310,11 @@ fn parts_of(objects: &[&Object], member: &str, of_type: &[&Entity]) -> bool {
 }
 
 /// The links of `member` to `target` (each text member of its entities by which every recorded
-/// item names one of them, one item by that member), when the type holds every id the member
-/// holds and every link object it holds is a part of one of its entities.
+/// item names one of them, one item by that member; only `key`, by which every item names one,
+/// when the parameter spelled it), when the type holds every id the member holds and every link
+/// object it holds is a part of one of its entities.
 fn type_links(
-    member: &str,
+    (member, key): (&str, Option<&str>),
     target: &str,
     (held_ids, sent): (&BTreeSet<String>, &[String]),
     (objects, entities): (&[&Object], &[&Entity]),
@@ -286,19 +342,22 @@ fn type_links(
         .collect();
     let items: Vec<&str> = sent.iter().flat_map(|value| value.split(',')).collect();
     keys.into_iter()
-        .filter(|key| {
+        .filter(|shown| key.is_none_or(|key| key == *shown))
+        .filter(|shown| {
             let named = |item: &str| {
                 of_type
                     .iter()
-                    .any(|entity| shown_text(entity, key) == Some(item))
+                    .any(|entity| shown_text(entity, shown) == Some(item))
             };
-            items.iter().all(|item| ids.contains(item) || named(item))
-                && items.iter().any(|item| !ids.contains(item) && named(item))
+            let by_id = |item: &str| key.is_none() && ids.contains(item);
+            items.iter().all(|item| by_id(item) || named(item))
+                && items.iter().any(|item| !by_id(item) && named(item))
         })
-        .map(|key| LinkField {
+        .map(|shown| LinkField {
             member: member.to_owned(),
             target_type: target.to_owned(),
-            key: key.to_owned(),
+            key: shown.to_owned(),
+            key_only: key.is_some(),
         })
         .collect()
 }
@@ -395,7 +454,8 @@ mod tests {
             vec![LinkField {
                 member: "state".into(),
                 target_type: "/state".into(),
-                key: "name".into()
+                key: "name".into(),
+                key_only: false,
             }]
         );
         assert_eq!(learned["owner"][0].key, "login");
@@ -435,6 +495,7 @@ mod tests {
             member: member.into(),
             target_type: format!("/{member}"),
             key: "name".into(),
+            key_only: false,
         };
         let untested = BTreeMap::from([("rank".to_owned(), vec![link("rank")])]);
         let chosen = BTreeMap::from([(
@@ -456,6 +517,7 @@ mod tests {
             member: "state".into(),
             target_type: "/state".into(),
             key: "name".into(),
+            key_only: false,
         };
         let learned = BTreeMap::from([("state".to_owned(), vec![link.clone()])]);
         let single = BTreeMap::from([("state".to_owned(), vec!["open".to_owned()])]);
@@ -479,6 +541,7 @@ mod tests {
             member: "tags".into(),
             target_type: "/state".into(),
             key: "name".into(),
+            key_only: false,
         };
         let mut object = json(r#"{"tags": [{"id": "1"}, {"id": "9"}]}"#)
             .as_object()
@@ -498,5 +561,52 @@ mod tests {
         assert_eq!(matches("title", value, "eq", "open"), None);
         assert!(names_held(&link, "in", "open,2", &refs));
         assert!(!names_held(&link, "eq", "archived", &refs));
+    }
+
+    #[test]
+    fn a_name_joining_the_member_and_a_key_names_by_that_key_alone() {
+        let entities = [
+            entity("/project", "1", r#"{"id": 1, "code": "AB", "name": "2"}"#),
+            entity("/project", "2", r#"{"id": 2, "code": "CD", "name": "1"}"#),
+        ];
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"id": 7, "project": 1}"#);
+        let b = json(r#"{"id": 8, "project": 2}"#);
+        let objects = vec![a.as_object().unwrap(), b.as_object().unwrap()];
+        assert_eq!(
+            joined_name("project__code", &objects),
+            Some(("project", "code"))
+        );
+        assert_eq!(
+            joined_name("project.code", &objects),
+            Some(("project", "code"))
+        );
+        assert_eq!(joined_name("projectcode", &objects), None);
+        assert_eq!(joined_name("owner__code", &objects), None);
+        let values = BTreeMap::from([("project__code".to_owned(), vec!["CD".to_owned()])]);
+        let learned = learn(&values, &objects, &refs);
+        let link = LinkField {
+            member: "project".into(),
+            target_type: "/project".into(),
+            key: "code".into(),
+            key_only: true,
+        };
+        assert_eq!(learned["project__code"], vec![link.clone()]);
+        assert_eq!(LinkField::parse(&link.field()), Some(link.clone()));
+        // An id names nothing by the key: `1` is no project's code.
+        let mut object = a.as_object().unwrap().clone();
+        with_links(
+            std::iter::once(&mut object),
+            &BTreeSet::from([link.clone()]),
+            &refs,
+        );
+        let field = link.field();
+        assert_eq!(matches(&field, object.get(&field), "eq", "AB"), Some(true));
+        assert_eq!(matches(&field, object.get(&field), "eq", "1"), Some(false));
+        assert!(names_held(&link, "eq", "CD", &refs));
+        assert!(!names_held(&link, "eq", "2", &refs));
+        // A recorded value naming no entity by the key teaches nothing.
+        let values = BTreeMap::from([("project__code".to_owned(), vec!["2".to_owned()])]);
+        assert!(learn(&values, &objects, &refs).is_empty());
     }
 }

@@ -781,6 +781,11 @@ pub struct QueryModel {
     /// Boxed: a model is held in every list view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Box<BTreeMap<String, Vec<TermBranch>>>>,
+    /// The record of the build's refused read of a page past the list's last page, which a
+    /// call naming a later page than the first whose page lists nothing answers (see
+    /// [`crate::page_past_end`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub past_end_refusal: Option<u64>,
 }
 
 /// An envelope member naming the page's position by the list's keyset cursor (see
@@ -1005,6 +1010,7 @@ impl QueryModel {
             generalized: BTreeMap::new(),
             families: None,
             groups: None,
+            past_end_refusal: None,
         }
     }
 

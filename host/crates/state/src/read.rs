@@ -1727,6 +1727,7 @@ impl StateService {
             );
         }
         self.render_line(tool, list, line, exact)
+            .or_else(|error| self.reevaluate_plain(tool, list, (model, line), (expanded, error)))
     }
 
     /// A call naming a page of the envelope the state computes (page numbers and totals).
@@ -1782,7 +1783,9 @@ impl StateService {
                 .filter(|line| line.whole)
                 .min_by_key(|line| line.query.is_some());
             return match paging {
-                Some(line) => self.render_line(tool, list, line, false),
+                Some(line) => self.render_line(tool, list, line, false).or_else(|error| {
+                    self.reevaluate_plain(tool, list, (model, line), (expanded, error))
+                }),
                 None => self.answer_under_created(tool, list, segments),
             };
         }
@@ -1802,6 +1805,32 @@ impl StateService {
                 (false, None),
             ),
             None => Err("unrecorded-request"),
+        }
+    }
+
+    /// A plain call whose recorded page a write may have changed (`stale-membership`) evaluated
+    /// over the state by the list's query model, when the model pages a call naming no page at a
+    /// size its answered lines showed: the first page, its totals and links computed.
+    fn reevaluate_plain(
+        &self,
+        tool: &str,
+        list: &ListView,
+        (model, line): (Option<&QueryModel>, &ListLine),
+        (pairs, error): (&QueryPairs, &'static str),
+    ) -> Result<StateAnswer, &'static str> {
+        let plain = pairs.is_empty() && error == "stale-membership";
+        match model {
+            Some(model) if plain && model.default_page_size.is_some() => {
+                let none: Vec<(String, String)> = Vec::new();
+                self.evaluate_query(
+                    tool,
+                    list,
+                    (Some(model), line, true),
+                    (&none, &none),
+                    (false, None),
+                )
+            }
+            _ => Err(error),
         }
     }
 
@@ -2072,7 +2101,11 @@ impl StateService {
             },
             Err(error) => return Ok(error),
         };
-        let Some((body, base)) = self.list_body(list, line, rendered, None) else {
+        // A line listing the whole collection matched every member it lists now: its query
+        // totals count them (a plain list's `count` after a create).
+        let matched =
+            matches!(line.membership, Membership::All).then_some((rendered.len(), rendered.len()));
+        let Some((body, base)) = self.list_body(list, line, rendered, matched) else {
             return Err("unrecorded-request");
         };
         Ok(state_answer(
@@ -2167,6 +2200,12 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
+        if page.is_none()
+            && let Some(refused) =
+                self.past_end_answer(model, pairs, evaluated.members.len(), (base, exact))
+        {
+            return Ok(refused);
+        }
         let numbers = match page {
             Some(envelope) => Some(
                 envelope
@@ -2221,6 +2260,34 @@ impl StateService {
         Ok(state_answer(
             record,
             Self::with_cursor_members(body, model, &end)?,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    /// The build's refusal of a page past the last (see [`crate::page_past_end`]) for a call
+    /// naming a page after the first whose page lists nothing (`listed` entities).
+    fn past_end_answer(
+        &self,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+        listed: usize,
+        (base, exact): (&ListLine, bool),
+    ) -> Option<StateAnswer> {
+        let ordinal = model.past_end_refusal?;
+        let (page, first) = crate::page_past_end::named_page(
+            model,
+            pairs.iter().map(|(name, value)| (name, value)),
+        )?;
+        if listed > 0 || page <= first {
+            return None;
+        }
+        let record = self.kept(ordinal)?;
+        let body = record.json().cloned()?;
+        Some(state_answer(
+            record,
+            body,
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),

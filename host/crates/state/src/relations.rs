@@ -568,15 +568,25 @@ fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Optio
             field,
             fixed: Vec::new(),
         };
-        if found.as_ref().is_some_and(|known| *known != parent) {
+        if found.as_ref().is_some_and(|known| !known.same_as(&parent)) {
             return None;
         }
-        found = Some(parent);
+        found.get_or_insert(parent);
     }
     found
 }
 
 impl ParentSegment {
+    /// Whether two lines' parents are one: the same segment, field and fixed segments, and the
+    /// same collection however its members' reads spelled it (`/api/tasks` of an item read,
+    /// `/api/tasks/` of the list).
+    fn same_as(&self, other: &ParentSegment) -> bool {
+        self.segment == other.segment
+            && self.field == other.field
+            && self.fixed == other.fixed
+            && collection_key(&self.collection) == collection_key(&other.collection)
+    }
+
     /// The entities a call's path segments name the parent of, in state order, as held.
     pub fn members<'a>(
         &self,
@@ -975,5 +985,72 @@ mod tests {
             })
         );
         assert_eq!(array_link(None, &[0], "2", &entities), None);
+    }
+
+    /// A list view of `/projects/{id}/tasks/` whose lines list these task ids per project.
+    fn project_tasks(lines: &[(&str, &[(&str, &str)])]) -> ReadView {
+        let lines: Vec<serde_json::Value> = lines
+            .iter()
+            .enumerate()
+            .map(|(ordinal, (project, members))| {
+                let members: Vec<serde_json::Value> = members
+                    .iter()
+                    .map(|(collection, id)| serde_json::json!({"collection": collection, "id": id}))
+                    .collect();
+                serde_json::json!({"record_ordinal": ordinal, "path": format!("/projects/{project}/tasks/"),
+                    "query": null, "membership": "recorded", "members": members,
+                    "page_size": null, "whole": true})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "tool": "get_tasks_of", "method": "GET", "path_template": "/projects/{numeric}/tasks/",
+            "kind": "list", "type": "/tasks/", "list_pointer": "", "lines": lines,
+            "counters": [], "query": null, "per_response_members": [],
+            "projected_query_keys": {}, "shape": {"hidden_fields": [], "required_fields": [],
+            "clock_formats": {}, "nested_fields": {}, "sorted_arrays": []}
+        }))
+        .expect("list view")
+    }
+
+    #[test]
+    fn a_parent_list_is_learned_whatever_collection_spelling_its_members_were_read_in() {
+        // Task 1 was also read by its item route (`/tasks/1/` holds it in `/tasks`), task 3
+        // only by lists (`/tasks/`): one collection, spelled two ways.
+        let task = |collection: &str, id: &str, project: u32| {
+            let mut held = entity(
+                "/tasks/",
+                id,
+                &format!(r#"{{"id": {id}, "project": {project}}}"#),
+            );
+            held.collection = collection.to_owned();
+            held
+        };
+        let entities = vec![
+            task("/tasks", "1", 1),
+            task("/tasks/", "2", 1),
+            task("/tasks/", "3", 2),
+            task("/tasks/", "4", 2),
+        ];
+        let mut views = vec![project_tasks(&[
+            ("1", &[("/tasks", "1"), ("/tasks/", "2")]),
+            ("2", &[("/tasks/", "3"), ("/tasks/", "4")]),
+        ])];
+        generalize_lists(&entities, &mut views);
+        let ViewDetail::List(list) = &views[0].detail else {
+            panic!("a list view");
+        };
+        let parent = list.parent.as_ref().expect("the parent learned");
+        assert_eq!((parent.segment, parent.field.as_str()), (1, "project"));
+        assert_eq!(collection_key(&parent.collection), "/tasks");
+        // Two lines naming their parents by different fields teach none.
+        let mut views = vec![project_tasks(&[
+            ("1", &[("/tasks", "1"), ("/tasks/", "2")]),
+            ("2", &[("/tasks/", "1")]),
+        ])];
+        generalize_lists(&entities, &mut views);
+        let ViewDetail::List(list) = &views[0].detail else {
+            panic!("a list view");
+        };
+        assert_eq!(list.parent, None);
     }
 }

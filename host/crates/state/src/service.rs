@@ -284,6 +284,8 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             }
             ViewDetail::List(list) => {
                 wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
+                // A page past the last answers the build's refusal of one.
+                wanted.extend(list.query.as_ref().and_then(|model| model.past_end_refusal));
                 wanted.extend(
                     list.page_envelope
                         .as_ref()

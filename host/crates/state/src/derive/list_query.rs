@@ -857,6 +857,7 @@ fn query_model(
         generalized: BTreeMap::new(),
         families: None,
         groups: None,
+        past_end_refusal: None,
     })
 }
 

@@ -277,6 +277,7 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
+    crate::page_past_end::derive(manifest, timeline, &entities, &mut views);
     let (folder_entries, folder_listings, tree_writes) =
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
