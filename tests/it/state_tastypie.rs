@@ -1,0 +1,47 @@
+//! django-tastypie (`tests/corpus/apps/tastypie`), an application nobody tuned the engine for:
+//! its lists page every call by a default `limit` (books 5 a page, loans 4) in `{meta: {limit,
+//! next, offset, previous, total_count}, objects}`, the collection's size nested under `meta`.
+//! The plain read of such a list is a default page (`rea_state::derive::default_page`), not a
+//! whole list leaving the other rows out: so the filter lines reproduce over the whole
+//! collection and their parameters get their roles.
+
+use crate::state_support::{list_view, query_model, serve_corpus_app};
+
+#[test]
+fn a_default_page_counted_under_meta_leaves_no_row_out() {
+    let served = serve_corpus_app("tastypie");
+    for (tool, size) in [("get_book", 5), ("get_loan", 4)] {
+        let model = query_model(&served, tool);
+        assert_eq!(model.default_page_size, Some(size), "{tool}");
+        let plain = list_view(&served, tool)
+            .lines
+            .iter()
+            .find(|line| line.whole && line.query.is_none())
+            .unwrap_or_else(|| panic!("{tool} has a plain line"));
+        assert!(plain.excluded.is_empty(), "{tool}: {:?}", plain.excluded);
+    }
+}
+
+#[test]
+fn filters_over_a_default_paged_list_take_their_roles() {
+    // Recorded (build entries 9-20): equality, `__gte`, `__lte`, `__icontains`, `__startswith`,
+    // `__in`, `__isnull`; each reproduced over the fourteen books, not the first five.
+    let model = query_model(&serve_corpus_app("tastypie"), "get_book");
+    for name in [
+        "genre",
+        "available",
+        "year__gte",
+        "year__lte",
+        "title__icontains",
+        "title__startswith",
+        "genre__in",
+        "summary__isnull",
+        "order_by",
+    ] {
+        assert!(model.role(name).is_some(), "{name} has no role");
+    }
+    assert_eq!(model.totals, vec!["/meta/total_count".to_owned()]);
+    for ordinal in [9, 12, 13, 16, 20] {
+        assert!(model.record_ordinals.contains(&ordinal), "line {ordinal}");
+    }
+}
