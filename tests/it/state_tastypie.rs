@@ -3,9 +3,11 @@
 //! next, offset, previous, total_count}, objects}`, the collection's size nested under `meta`.
 //! The plain read of such a list is a default page (`rea_state::derive::default_page`), not a
 //! whole list leaving the other rows out: so the filter lines reproduce over the whole
-//! collection and their parameters get their roles.
+//! collection and their parameters get their roles. Its author resource answers its writes
+//! without a body (`201` with a `Location`, `202`) under `Content-Type: text/html`: they are
+//! tools (`rea_manifest::projection`), so the author they create is no seed row.
 
-use crate::state_support::{list_view, query_model, serve_corpus_app};
+use crate::state_support::{list_view, query_model, serve_corpus_app, write_plan};
 
 #[test]
 fn a_default_page_counted_under_meta_leaves_no_row_out() {
@@ -44,4 +46,23 @@ fn filters_over_a_default_paged_list_take_their_roles() {
     for ordinal in [9, 12, 13, 16, 20] {
         assert!(model.record_ordinals.contains(&ordinal), "line {ordinal}");
     }
+}
+
+#[test]
+fn writes_answered_without_a_body_are_tools_and_their_rows_no_seed() {
+    let served = serve_corpus_app("tastypie");
+    for tool in ["post_author", "patch_author_by_author_id"] {
+        assert!(served.manifest.tool(tool).is_some(), "{tool} is a tool");
+        assert_eq!(write_plan(&served, tool).tool, tool);
+    }
+    // The plain author list (entry 6, before any write) lists the six seeded authors: author 7,
+    // created at entry 75, is not a seeded row it left out.
+    let plain = list_view(&served, "get_author")
+        .lines
+        .iter()
+        .find(|line| line.whole && line.query.is_none())
+        .expect("the plain author list");
+    assert!(plain.excluded.is_empty(), "{:?}", plain.excluded);
+    // So `country=NG` (entry 23) reproduces and equality on `country` is learned.
+    assert!(query_model(&served, "get_author").role("country").is_some());
 }
