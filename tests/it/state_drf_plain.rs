@@ -9,7 +9,9 @@
 //! Its writes send the assignee as `assignee_id` and answer the nested `assignee` record of that
 //! person (`rea_state::writes::references`, a reference stored under another name), and a
 //! comparison of a number field given no number answers the recorded 400
-//! (`rea_state::query_refusals`, the typed form).
+//! (`rea_state::query_refusals`, the typed form). The plain project list counts what it lists
+//! after a create (`count`), so the build's read after its project create no longer contradicts
+//! the create and the create is served.
 
 use serde_json::{Value, json};
 
@@ -17,7 +19,7 @@ use crate::state_query_grammar::served_with_probes;
 use crate::state_query_lists::assert_state_answers;
 use crate::state_support::{
     Served, call_with_strings, input_schema, live_answer, path_parameter, serve_corpus_app,
-    with_body,
+    with_body, write_plan,
 };
 
 #[test]
@@ -144,4 +146,18 @@ fn a_number_compared_with_no_number_answers_the_recorded_refusal() {
     // A text field compared with a word is no refusal.
     let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("status", "open")]);
     assert!(!is_error && answer["status"] == 200, "{answer}");
+}
+
+#[test]
+fn the_plain_list_counts_the_created_project() {
+    // Build entries 80-82: a project created, then the plain list read, `count` 5.
+    let served = serve_corpus_app("drf");
+    assert!(write_plan(&served, "post_projects").served);
+    let body = json!({"code": "WTR", "name": "Water Tower", "budget": 40});
+    let (answer, is_error) =
+        served.call("post_projects", with_body(&served, "post_projects", body));
+    assert!(!is_error, "{answer}");
+    let (answer, _) = call_with_strings(&served, "get_projects", &[]);
+    assert_eq!(answer["body"]["count"], 5, "{answer}");
+    assert_eq!(answer["body"]["results"].as_array().map(Vec::len), Some(5));
 }

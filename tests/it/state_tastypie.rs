@@ -5,9 +5,13 @@
 //! whole list leaving the other rows out: so the filter lines reproduce over the whole
 //! collection and their parameters get their roles. Its author resource answers its writes
 //! without a body (`201` with a `Location`, `202`) under `Content-Type: text/html`: they are
-//! tools (`rea_manifest::projection`), so the author they create is no seed row.
+//! tools (`rea_manifest::projection`), so the author they create is no seed row. A plain list
+//! counts what it lists after the writes (`meta.total_count`).
 
-use crate::state_support::{list_view, query_model, serve_corpus_app, write_plan};
+use crate::state_support::{
+    call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
+};
+use serde_json::{Map, json};
 
 #[test]
 fn a_default_page_counted_under_meta_leaves_no_row_out() {
@@ -65,4 +69,18 @@ fn writes_answered_without_a_body_are_tools_and_their_rows_no_seed() {
     assert!(plain.excluded.is_empty(), "{:?}", plain.excluded);
     // So `country=NG` (entry 23) reproduces and equality on `country` is learned.
     assert!(query_model(&served, "get_author").role("country").is_some());
+}
+
+#[test]
+fn the_plain_author_list_counts_the_authors_left_after_a_delete() {
+    // Probe-crud steps 28 and 32: author 2 deleted, the plain list answers `total_count` 5.
+    let served = serve_corpus_app("tastypie");
+    let tool = "delete_author_by_author_id";
+    let mut arguments = Map::new();
+    arguments.insert(path_parameter(&served, tool), json!("2"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer}");
+    let (answer, _) = call_with_strings(&served, "get_author", &[]);
+    assert_eq!(answer["body"]["meta"]["total_count"], 5, "{answer}");
+    assert_eq!(answer["body"]["objects"].as_array().map(Vec::len), Some(5));
 }

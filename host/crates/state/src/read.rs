@@ -3,7 +3,7 @@
 //! | View | Answer |
 //! | --- | --- |
 //! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written; for a query key, the key parameter's one value names the identity or the field the view looks the entity up by, and a call without it answers from the recording, `unrecorded-request`), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` (or other client error reading a path a recorded delete removed) with `state.view: "missing"`, else a tool error. |
-//! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
+//! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order, the query model's totals counting them; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
 //! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
 //! | `member` | The member of the live entity the path's entity segment names that the view's steps (literal keys, the values of other path segments) name, in the status and media type of `envelope_ordinal`. No entity: its item view's recorded missing answer; no member: the tool's own latest `404`/`410`; either naming the call's values, else a `not_found` tool error. A call with query arguments: the recording (`member-query`). |
 //! | `recorded` | The entry a folder listing shows for the path, where the tool learned folder entries and no served write changed what it shows ([`crate::entries`]); otherwise the recording, with the view's reason. |
@@ -2072,7 +2072,11 @@ impl StateService {
             },
             Err(error) => return Ok(error),
         };
-        let Some((body, base)) = self.list_body(list, line, rendered, None) else {
+        // A line listing its whole collection counts what it lists now: its totals follow the
+        // writes since (an unfiltered list matches every member it holds).
+        let counted =
+            (line.membership == Membership::All).then_some((members.len(), members.len()));
+        let Some((body, base)) = self.list_body(list, line, rendered, counted) else {
             return Err("unrecorded-request");
         };
         Ok(state_answer(
