@@ -155,6 +155,7 @@ mod state_serve;
 mod state_sibling_reads;
 mod state_sibling_transfer;
 mod state_store_counter;
+mod state_tastypie;
 mod state_tree_depths;
 mod state_tree_writes;
 mod state_unlisted_documents;

@@ -8,7 +8,9 @@
 //!    and may name the argument. Records group by method and template, in order of their first
 //!    record.
 //! 3. A primary-origin group becomes a tool unless every response it recorded is a page or a static
-//!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`).
+//!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`); a
+//!    write's responses without a body (`201` with a `Location`, `204`) show no page whatever
+//!    media type they name, so a write answering only those is a tool.
 //!    Groups on other origins are excluded as `other-origin`.
 //! 4. Parameters, tool names (see [`crate::naming`]), query names, body shapes, statuses and media
 //!    types are collected per tool; the unknowns replay cannot establish are listed. The tools of
@@ -20,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_evidence::Refusal;
-use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::contracts::route::SegmentForm;
 
 use crate::manifest::{
@@ -396,8 +398,21 @@ impl Group<'_> {
 }
 
 fn is_page_or_asset_group(group: &Group<'_>) -> bool {
-    let all_pages = group
-        .members
+    // A write answered without a body (`201` with a `Location`, `204`) shows no page whatever
+    // media type its headers name: only its answers with a body say what it is.
+    let shown: Vec<&Line<'_>> = if is_read(group.method) {
+        group.members.iter().collect()
+    } else {
+        group
+            .members
+            .iter()
+            .filter(|line| has_body(line.record))
+            .collect()
+    };
+    if shown.is_empty() {
+        return false;
+    }
+    let all_pages = shown
         .iter()
         .all(|line| media::is_page_or_asset(line.record.response.media_type.as_deref()));
     let any_json = group
@@ -405,6 +420,23 @@ fn is_page_or_asset_group(group: &Group<'_>) -> bool {
         .iter()
         .any(|line| media::is_json_like(line.record.response.media_type.as_deref()));
     all_pages || (!any_json && media::has_static_extension(group.members[0].path))
+}
+
+/// Whether a method only reads (`GET`, `HEAD`, `OPTIONS`).
+fn is_read(method: &str) -> bool {
+    ["GET", "HEAD", "OPTIONS"]
+        .iter()
+        .any(|read| method.eq_ignore_ascii_case(read))
+}
+
+/// Whether a record's response carries a body with at least one byte.
+fn has_body(record: &CaptureRecord) -> bool {
+    match &record.response.body {
+        Body::Text { text } => !text.is_empty(),
+        Body::Base64 { bytes, .. } => *bytes > 0,
+        Body::Excluded { .. } => true,
+        Body::Missing | Body::ReportedNull => false,
+    }
 }
 
 /// Parameter names per template (shared by every method of it), by segment index.
@@ -795,6 +827,41 @@ pub(crate) mod tests {
                 excluded: 3,
                 total: 8
             }
+        );
+    }
+
+    #[test]
+    fn a_write_answered_without_a_body_is_a_tool_whatever_its_media_type() {
+        // tastypie's `HttpCreated`: 201, `Content-Type: text/html`, no body, a `Location`.
+        let records = vec![
+            record(0, "GET", "http://app/api/authors/")
+                .json(200, "[]")
+                .build(),
+            record(1, "POST", "http://app/api/authors/")
+                .answer(201, "text/html; charset=utf-8", "")
+                .build(),
+            record(2, "PATCH", "http://app/api/authors/7/")
+                .answer(202, "text/html; charset=utf-8", "")
+                .build(),
+            record(3, "POST", "http://app/login")
+                .answer(200, "text/html", "<html>")
+                .build(),
+            record(4, "GET", "http://app/empty")
+                .answer(200, "text/html", "")
+                .build(),
+        ];
+        let manifest = project(&records, &[]);
+        tool(&manifest, "post_authors");
+        tool(&manifest, "patch_authors_by_author_id");
+        let excluded: Vec<(&str, Vec<u64>)> = manifest
+            .excluded_groups
+            .iter()
+            .map(|group| (group.reason.as_str(), group.record_ordinals.clone()))
+            .collect();
+        // A write answering a page, and a read, keep their media type's verdict.
+        assert_eq!(
+            excluded,
+            vec![("page-or-asset", vec![3]), ("page-or-asset", vec![4])]
         );
     }
 

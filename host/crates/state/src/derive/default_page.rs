@@ -13,7 +13,7 @@ use super::lists::{ListPlan, listed_collection};
 use crate::observation::Observation;
 
 /// The default page size an argument-less line shows: the number of entities it listed, when
-/// they are a proper, non-empty prefix of its collection in the state's order and a top-level
+/// they are a proper, non-empty prefix of its collection in the state's order and a
 /// number of its envelope holds the collection's size; `None` otherwise.
 pub(crate) fn shown_size(line: &Observation, plan: &ListPlan, entities: &Entities) -> Option<u64> {
     if !line.pairs().is_empty() {
@@ -29,16 +29,26 @@ pub(crate) fn shown_size(line: &Observation, plan: &ListPlan, entities: &Entitie
         .then_some(listed.len() as u64)
 }
 
-/// Whether an envelope holds, at its top level beside the list, a number equal to `size`.
+/// Whether an envelope holds, beside the list, a number equal to `size`: at its top level
+/// (`{"total": 14, "data": […]}`) or inside an object member beside the list (`{"meta":
+/// {"total_count": 14}, "objects": […]}`); never inside an array.
 fn counts_collection(body: &Json, list_pointer: &str, size: usize) -> bool {
     let Json::Object(envelope) = body else {
         return false;
     };
     let list_member = list_pointer.trim_start_matches('/').split('/').next();
-    envelope.iter().any(|(name, value)| {
-        Some(name) != list_member
-            && value.as_number().and_then(|number| number.as_u64()) == Some(size as u64)
-    })
+    envelope
+        .iter()
+        .any(|(name, value)| Some(name) != list_member && holds_number(value, size as u64))
+}
+
+/// Whether `value` is the number `size`, or an object holding it at some depth (arrays not
+/// entered).
+fn holds_number(value: &Json, size: u64) -> bool {
+    match value {
+        Json::Object(members) => members.iter().any(|(_, member)| holds_number(member, size)),
+        other => other.as_number().and_then(|number| number.as_u64()) == Some(size),
+    }
 }
 
 /// The default page size of a list: the one size every argument-less line of it showing a
@@ -58,13 +68,17 @@ mod tests {
     use crate::test_support::parsed_json as json;
 
     #[test]
-    fn only_a_top_level_number_beside_the_list_counts_the_collection() {
+    fn a_number_beside_the_list_counts_the_collection() {
         let body = json(r#"{"total": 14, "limit": 10, "skip": 0, "data": [1, 2]}"#);
         assert!(counts_collection(&body, "/data", 14));
         assert!(!counts_collection(&body, "/data", 12));
-        // The list itself, a nested count or a root array count nothing.
-        let nested = json(r#"{"meta": {"total": 14}, "data": []}"#);
-        assert!(!counts_collection(&nested, "/data", 14));
+        // A count in an object beside the list (tastypie's `meta.total_count`) counts too.
+        let nested = json(r#"{"meta": {"limit": 5, "total_count": 14}, "objects": [1, 2]}"#);
+        assert!(counts_collection(&nested, "/objects", 14));
+        assert!(!counts_collection(&nested, "/objects", 13));
+        // The list itself, a number inside an array or a root array count nothing.
+        let listed = json(r#"{"data": {"count": 14, "items": []}, "pages": [14]}"#);
+        assert!(!counts_collection(&listed, "/data/items", 14));
         assert!(!counts_collection(&json("[1, 2]"), "", 2));
     }
 }

@@ -2250,6 +2250,49 @@ fn head_options_and_trace_tools_count_as_recorded_reads() {
     );
 }
 
+#[test]
+fn a_plain_list_counts_what_it_lists_after_the_writes() {
+    // The plain list's `total` counts the collection (the paged lines tell it apart from the
+    // page): after a delete the plain list, rendered from the state, counts what it lists, so
+    // the read after the recorded delete confirms it rather than contradicting it.
+    let counted = |members: Value, total: u64| json!({"items": members, "total": total});
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, counted(posts(), 3)),
+        record(
+            1,
+            "GET",
+            "/posts?limit=1&page=1",
+            200,
+            counted(json!([post(1)]), 3),
+        ),
+        record(
+            2,
+            "GET",
+            "/posts?limit=1&page=2",
+            200,
+            counted(json!([post(2)]), 3),
+        ),
+        record(3, "GET", "/posts/2", 200, post(2)),
+        record(4, "GET", "/posts/3", 200, post(3)),
+        record(5, "DELETE", "/posts/3", 204, Value::Null),
+        record(6, "GET", "/posts/3", 404, json!({"error": "not found"})),
+        record(
+            7,
+            "GET",
+            "/posts",
+            200,
+            counted(json!([post(1), post(2)]), 2),
+        ),
+    ]);
+    // Served from the seed (posts 1-3): deleting post 2 leaves two, counted 2, not the 3 the
+    // plain line recorded.
+    let deleted = fixture.call("delete_posts_by_id", json!({"id": "2"}));
+    assert_eq!(deleted["status"], 204, "{deleted}");
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], counted(json!([post(1), post(3)]), 2));
+}
+
 /// A list whose page lines alone ask for `meta` (and one filtered line too, when `filtered`).
 fn meta_lines(filtered: bool) -> Fixture {
     let page = |members: Value| json!({"items": members});

@@ -1,0 +1,86 @@
+//! django-tastypie (`tests/corpus/apps/tastypie`), an application nobody tuned the engine for:
+//! its lists page every call by a default `limit` (books 5 a page, loans 4) in `{meta: {limit,
+//! next, offset, previous, total_count}, objects}`, the collection's size nested under `meta`.
+//! The plain read of such a list is a default page (`rea_state::derive::default_page`), not a
+//! whole list leaving the other rows out: so the filter lines reproduce over the whole
+//! collection and their parameters get their roles. Its author resource answers its writes
+//! without a body (`201` with a `Location`, `202`) under `Content-Type: text/html`: they are
+//! tools (`rea_manifest::projection`), so the author they create is no seed row. A plain list
+//! counts what it lists after the writes (`meta.total_count`).
+
+use crate::state_support::{
+    call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
+};
+use serde_json::{Map, json};
+
+#[test]
+fn a_default_page_counted_under_meta_leaves_no_row_out() {
+    let served = serve_corpus_app("tastypie");
+    for (tool, size) in [("get_book", 5), ("get_loan", 4)] {
+        let model = query_model(&served, tool);
+        assert_eq!(model.default_page_size, Some(size), "{tool}");
+        let plain = list_view(&served, tool)
+            .lines
+            .iter()
+            .find(|line| line.whole && line.query.is_none())
+            .unwrap_or_else(|| panic!("{tool} has a plain line"));
+        assert!(plain.excluded.is_empty(), "{tool}: {:?}", plain.excluded);
+    }
+}
+
+#[test]
+fn filters_over_a_default_paged_list_take_their_roles() {
+    // Recorded (build entries 9-20): equality, `__gte`, `__lte`, `__icontains`, `__startswith`,
+    // `__in`, `__isnull`; each reproduced over the fourteen books, not the first five.
+    let model = query_model(&serve_corpus_app("tastypie"), "get_book");
+    for name in [
+        "genre",
+        "available",
+        "year__gte",
+        "year__lte",
+        "title__icontains",
+        "title__startswith",
+        "genre__in",
+        "summary__isnull",
+        "order_by",
+    ] {
+        assert!(model.role(name).is_some(), "{name} has no role");
+    }
+    assert_eq!(model.totals, vec!["/meta/total_count".to_owned()]);
+    for ordinal in [9, 12, 13, 16, 20] {
+        assert!(model.record_ordinals.contains(&ordinal), "line {ordinal}");
+    }
+}
+
+#[test]
+fn writes_answered_without_a_body_are_tools_and_their_rows_no_seed() {
+    let served = serve_corpus_app("tastypie");
+    for tool in ["post_author", "patch_author_by_author_id"] {
+        assert!(served.manifest.tool(tool).is_some(), "{tool} is a tool");
+        assert_eq!(write_plan(&served, tool).tool, tool);
+    }
+    // The plain author list (entry 6, before any write) lists the six seeded authors: author 7,
+    // created at entry 75, is not a seeded row it left out.
+    let plain = list_view(&served, "get_author")
+        .lines
+        .iter()
+        .find(|line| line.whole && line.query.is_none())
+        .expect("the plain author list");
+    assert!(plain.excluded.is_empty(), "{:?}", plain.excluded);
+    // So `country=NG` (entry 23) reproduces and equality on `country` is learned.
+    assert!(query_model(&served, "get_author").role("country").is_some());
+}
+
+#[test]
+fn the_plain_author_list_counts_the_authors_left_after_a_delete() {
+    // Probe-crud steps 28 and 32: author 2 deleted, the plain list answers `total_count` 5.
+    let served = serve_corpus_app("tastypie");
+    let tool = "delete_author_by_author_id";
+    let mut arguments = Map::new();
+    arguments.insert(path_parameter(&served, tool), json!("2"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer}");
+    let (answer, _) = call_with_strings(&served, "get_author", &[]);
+    assert_eq!(answer["body"]["meta"]["total_count"], 5, "{answer}");
+    assert_eq!(answer["body"]["objects"].as_array().map(Vec::len), Some(5));
+}
