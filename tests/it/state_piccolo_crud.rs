@@ -33,6 +33,25 @@ fn operator_companions_answer_from_the_state() {
 }
 
 #[test]
+fn a_companion_affix_one_list_established_filters_its_siblings() {
+    // The tasks established `__operator` and `__match` (build entries 10-20); the people were
+    // never filtered through a companion, nor the projects through `__match`.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_people",
+        &["GET /api/people/?email__operator=is_null"],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &["GET /api/projects/?code=FRR&code__match=exact"],
+    );
+}
+
+#[test]
 fn double_underscore_control_names_page_the_state() {
     // `__page_size` and `__page` play `page_size` and `page`: the projects 3 at a time, the
     // people's third page of 2.

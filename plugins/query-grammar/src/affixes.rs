@@ -66,16 +66,19 @@ pub struct FieldAffixes;
 impl QueryGrammar for FieldAffixes {
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
         let grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
+        let companions = crate::companion::established_affixes(request.lists.iter());
         Ok(QueryGrammarOutcome {
             lists: request
                 .lists
                 .iter()
                 .map(|list| {
-                    if grammar.is_empty() {
+                    let mut names = if grammar.is_empty() {
                         BTreeMap::new()
                     } else {
                         grammar.extend(list)
-                    }
+                    };
+                    crate::companion::propose(&companions, list, &mut names);
+                    names
                 })
                 .collect(),
             families: Vec::new(),

@@ -9,9 +9,13 @@
 //! The affix is read from the call, never named here: a companion's name is another parameter of
 //! the call (or a field the entities hold, or, for a presence test while serving, where no fields
 //! are given, any name) followed by separator characters (`_`, `.`, `:`, `-`) and one word, and its
-//! value an operator word of the shared vocabulary (`query_fields::operator_word`).
+//! value an operator word of the shared vocabulary (`query_fields::operator_word`). An affix a
+//! list established (a recorded companion whose term the list kept) is proposed on every field of
+//! every list (`apply`), so a sibling list takes the companions its recordings never named.
 
-use rea_plugin_api::contracts::query::{QueryExpressionRequest, QueryRole, QueryTerm};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::contracts::query::{ListQueries, QueryExpressionRequest, QueryRole, QueryTerm};
 use rea_plugin_api::query_fields::operator_word;
 
 /// The operators that test a field's presence and take no value.
@@ -32,6 +36,47 @@ pub fn terms(request: &QueryExpressionRequest) -> Option<Vec<QueryTerm>> {
         (base == request.name && !PRESENCE_TESTS.contains(&op)).then_some(op)
     })?;
     Some(vec![term(&request.name, op, &request.value)])
+}
+
+/// The companion affixes some list established (`__operator`): a recorded name that is a field
+/// and an affix ([`affixed_base`]) where the list established a companion term on that field
+/// (`priority[gte]`), the name less the field.
+pub fn established_affixes<'a>(lists: impl Iterator<Item = &'a ListQueries>) -> BTreeSet<String> {
+    let mut affixes = BTreeSet::new();
+    for list in lists {
+        for name in &list.recorded_names {
+            let Some(base) = affixed_base(name) else {
+                continue;
+            };
+            let companion_term = list.established.iter().any(|(term, role)| {
+                matches!(role, QueryRole::Filter { field, op } if field == base && *term == format!("{field}[{op}]"))
+            });
+            if companion_term {
+                affixes.insert(name[base.len()..].to_owned());
+            }
+        }
+    }
+    affixes
+}
+
+/// Proposes each established companion affix on every plain field of a list (`email__operator`
+/// on the people once the tasks established `due__operator`): a name the call's split reads, so
+/// it plays no role of its own (`inert`).
+pub fn propose(
+    affixes: &BTreeSet<String>,
+    list: &ListQueries,
+    names: &mut BTreeMap<String, QueryRole>,
+) {
+    for field in list.fields.iter().filter(|field| !field.contains('.')) {
+        for affix in affixes {
+            let name = format!("{field}{affix}");
+            if !list.recorded_names.contains(&name) && !list.established.contains_key(&name) {
+                names
+                    .entry(name)
+                    .or_insert(QueryRole::Inert { values: Vec::new() });
+            }
+        }
+    }
 }
 
 /// The filter term comparing `field` by `op`.
@@ -154,6 +199,40 @@ mod tests {
         assert_eq!(
             terms(&request("due__operator", "isnull", &call, &["title"])),
             None
+        );
+    }
+
+    #[test]
+    fn an_established_affix_is_proposed_on_every_field_of_every_list() {
+        let tasks = ListQueries {
+            recorded_names: vec![
+                "priority".into(),
+                "priority__operator".into(),
+                "title".into(),
+            ],
+            established: BTreeMap::from([
+                (
+                    "priority[gte]".to_owned(),
+                    QueryRole::filter("priority", "gte"),
+                ),
+                ("title".to_owned(), QueryRole::filter("title", "like")),
+            ]),
+            ..ListQueries::default()
+        };
+        let affixes = established_affixes([&tasks].into_iter());
+        assert_eq!(affixes, BTreeSet::from(["__operator".to_owned()]));
+        let people = ListQueries {
+            fields: vec!["email".into(), "meta.role".into()],
+            ..ListQueries::default()
+        };
+        let mut names = BTreeMap::new();
+        propose(&affixes, &people, &mut names);
+        assert_eq!(
+            names,
+            BTreeMap::from([(
+                "email__operator".to_owned(),
+                QueryRole::Inert { values: Vec::new() }
+            )])
         );
     }
 
