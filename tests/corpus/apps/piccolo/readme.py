@@ -118,5 +118,6 @@ item and a PATCH the row; a create `[{{"id": N}}]`; a PUT and a DELETE 204 witho
 ## HAR producer notes
 
 {producer_notes(summaries)}
-- uvicorn answers HTTP/1.1 (`server: uvicorn`); plain-text refusals are `text/plain`.
+- uvicorn answers HTTP/1.1 (`server: uvicorn`); the plain-text refusals (400, 404) carry no
+  `Content-Type` (Starlette's `Response` given no media type).
 """
