@@ -69,3 +69,24 @@ fn double_underscore_control_names_page_the_state() {
         &["GET /api/people/?__page_size=2&__page=3"],
     );
 }
+
+#[test]
+fn a_default_page_without_a_count_is_learned_from_its_second_page_newest_first() {
+    // The plain list answers the 6 newest of 14 tasks in `{rows}` (no count); `__page=2` (build
+    // entry 1) lists the next 6: the default page is 6 and the default sort `-id`, so filters,
+    // operators and pages cut the newest matches.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?status=doing",
+            "GET /api/tasks/?title=THE",
+            "GET /api/tasks/?priority=1&priority__operator=gt",
+            "GET /api/tasks/?__page=2&status=open",
+            "GET /api/tasks/?__page_size=4&__page=3",
+            "GET /api/tasks/?__page=5",
+        ],
+    );
+}
