@@ -81,9 +81,16 @@ pub const ORDER_NAMES: [&str; 7] = [
 pub const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
 
 /// A name less one leading sigil: an ASCII punctuation character other than `_` and `-` (an
-/// application may mark its control parameters apart from its fields, `@sort`, `$top`, `:limit`).
-/// The name itself when it has none.
+/// application may mark its control parameters apart from its fields, `@sort`, `$top`, `:limit`),
+/// or a leading double underscore before a letter (the dunder marking, `__order`, `__page_size`:
+/// one `_` is a spelling of its own, `_sort`, `_page`). The name itself when it has none.
 pub fn unsigiled(name: &str) -> &str {
+    if let Some(rest) = name
+        .strip_prefix("__")
+        .filter(|rest| rest.starts_with(|character: char| character.is_ascii_alphabetic()))
+    {
+        return rest;
+    }
     name.strip_prefix(|character: char| {
         character.is_ascii_punctuation() && !matches!(character, '_' | '-')
     })
@@ -365,13 +372,20 @@ pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
 /// of spellings is completed (see [`OPERATORS`]): a range's bounds `min` and `max` (`gte`,
 /// `lte`), `fuzzy-match` (`like`) and `exists` (`nnull`: `true` holds a value, `false` is absent
 /// or null), as fortune-json-api's `filter[f][min]`, `[fuzzy-match]` and `[exists]` spell them,
-/// and `inq` (`in`), as LoopBack's `filter[where][f][inq]` spells it.
-pub const OPERATOR_ALIASES: [(&str, &str); 5] = [
+/// and `inq` (`in`), as LoopBack's `filter[where][f][inq]` spells it, and the presence tests
+/// `is_null`, `not_null` and the text matches `starts`, `ends`, `exact` (equality) as an operator
+/// companion's value spells them (`title__match=starts`, PiccoloCRUD).
+pub const OPERATOR_ALIASES: [(&str, &str); 10] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
     ("exists", "nnull"),
     ("inq", "in"),
+    ("is_null", "null"),
+    ("not_null", "nnull"),
+    ("starts", "starts"),
+    ("ends", "ends"),
+    ("exact", "eq"),
 ];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a
@@ -568,6 +582,14 @@ mod tests {
         assert_eq!(unsigiled("@sort"), "sort");
         assert_eq!(unsigiled("_sort"), "_sort");
         assert_eq!(unsigiled("@"), "@");
+        assert_eq!(unsigiled("__order"), "order");
+        assert_eq!(unsigiled("___order"), "___order");
+        assert_eq!(unsigiled("__"), "__");
+        assert!(spelled_in(&PAGE_SIZE_NAMES, "__page_size"));
+        assert_eq!(
+            candidate_roles("__page", &|_| false),
+            vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }]
+        );
         assert!(spelled_in(&SORT_NAMES, "@sort"));
         assert!(!spelled_in(&SORT_NAMES, "@title"));
         assert_eq!(

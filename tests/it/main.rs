@@ -125,6 +125,7 @@ mod state_page_envelope;
 mod state_page_links;
 mod state_parent_creates;
 mod state_parent_lists;
+mod state_piccolo_crud;
 mod state_precomputed;
 mod state_probes;
 mod state_projected;

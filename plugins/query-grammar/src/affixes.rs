@@ -30,6 +30,9 @@
 //!   field in brackets (`$sort[title]`, see [`bracket_sort`]) is a spelling instead, offered
 //!   around every field of each list's entities (`$sort[email]` on a list that sorted by
 //!   `$sort[name]` only).
+//! - A field's parameter compared by the operator word a companion parameter holds
+//!   (`priority=2&priority__operator=gte`) is split (`split`) into one filter term with that
+//!   operator (see [`crate::companion`]).
 //! - A sort name with a descending suffix (`_sort_desc=due`, `sortDesc=due`) is split
 //!   (`split`) into one sort term descending by each field it names (`-due`), which the recorded
 //!   lines then teach like any sort.
@@ -63,16 +66,19 @@ pub struct FieldAffixes;
 impl QueryGrammar for FieldAffixes {
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
         let grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
+        let companions = crate::companion::established_affixes(request.lists.iter());
         Ok(QueryGrammarOutcome {
             lists: request
                 .lists
                 .iter()
                 .map(|list| {
-                    if grammar.is_empty() {
+                    let mut names = if grammar.is_empty() {
                         BTreeMap::new()
                     } else {
                         grammar.extend(list)
-                    }
+                    };
+                    crate::companion::propose(&companions, list, &mut names);
+                    names
                 })
                 .collect(),
             families: Vec::new(),
@@ -87,7 +93,8 @@ impl QueryGrammar for FieldAffixes {
         Ok(QueryExpressionOutcome::of(
             descending_sort(&request.name, &request.value)
                 .or_else(|| bracket_sort(&request.name, &request.value))
-                .map(|term| vec![term]),
+                .map(|term| vec![term])
+                .or_else(|| crate::companion::terms(request)),
         ))
     }
 }

@@ -7,7 +7,9 @@
 //!   `_gte` or `__in` and their family (the order comparisons, or every operator word once the
 //!   family holds a list operator), dotted nested fields, and the sort, search and paging names
 //!   one list established offered on its siblings; a descending sort name (`_sort_desc=f`) split
-//!   into the sort term `-f`.
+//!   into the sort term `-f`; a field's parameter compared by the operator word a companion
+//!   parameter holds (`priority=2&priority__operator=gte`, [`companion`]) split into one filter
+//!   term.
 //! * `filter-steps` ([`steps`]): a parameter holding one filter run of operator steps
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
@@ -28,6 +30,7 @@
 //!   filter string, `order_by`, `max_results` and page tokens split into terms (`split_body`).
 
 pub mod affixes;
+pub mod companion;
 pub mod json_filter;
 pub mod key_range;
 pub mod kv_range;

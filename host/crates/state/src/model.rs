@@ -760,6 +760,11 @@ pub struct QueryModel {
     /// showed (see [`crate::derive::default_page`]); `None` lists every match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_page_size: Option<u64>,
+    /// The sort a call naming no sort and no direction is listed in (`-id`): the descending
+    /// identity order an argument-less read showed beside a default page (see
+    /// [`crate::derive::default_page`]); `None` lists in the state's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_sort: Option<String>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -1006,6 +1011,7 @@ impl QueryModel {
             cursor_members: Vec::new(),
             nulls_first: false,
             default_page_size: None,
+            default_sort: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,

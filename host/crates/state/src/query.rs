@@ -731,6 +731,13 @@ impl<'a> Selection<'a> {
         if selection.paging.page_size.is_none() && selection.paging.end.is_none() {
             selection.paging.page_size = model.default_page_size;
         }
+        // A call naming no sort (nor a direction) lists in the list's default sort.
+        if selection.sort_keys.is_empty()
+            && selection.orders.is_empty()
+            && let Some(sort) = &model.default_sort
+        {
+            selection.sort_keys.extend(sort_keys(sort)?);
+        }
         Some(selection)
     }
 
@@ -1328,6 +1335,21 @@ mod tests {
         assert_eq!(run(&model, &[("skip", "1")], &data), Some(vec![1, 2]));
         assert_eq!(run(&model, &[("limit", "3")], &data), Some(vec![0, 1, 2]));
         assert_eq!(run(&model, &[("limit", "0")], &data), Some(vec![]));
+    }
+
+    #[test]
+    fn a_call_naming_no_sort_lists_in_the_default_sort() {
+        let data = objects(POSTS);
+        let mut model = model(&[
+            ("sort", QueryRole::Sort),
+            ("author", QueryRole::filter("author", "eq")),
+        ]);
+        model.default_page_size = Some(2);
+        model.default_sort = Some("-id".into());
+        assert_eq!(run(&model, &[], &data), Some(vec![3, 2]));
+        assert_eq!(run(&model, &[("author", "alice")], &data), Some(vec![2, 0]));
+        // A sort is the call's own.
+        assert_eq!(run(&model, &[("sort", "views")], &data), Some(vec![3, 1]));
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! leaves nothing out (`lists::list_line`), and the list's query model pages every call naming no
 //! page size at that size (`QueryModel::default_page_size`), learned where every such line of the
 //! list shows one size (two apps: FeathersJS's paginated services, `paginate: {default: 10}`).
+//! An envelope holding no count shows it too when a line of the list asking only for the second
+//! page (a name proposing a page role, the value `2`) lists as many other entities of the
+//! collection as follow a page of that size (PiccoloCRUD's `{"rows": […]}` walked by `__page`).
 
 use rea_plugin_api::json::Json;
 
@@ -13,20 +16,52 @@ use super::lists::{ListPlan, listed_collection};
 use crate::observation::Observation;
 
 /// The default page size an argument-less line shows: the number of entities it listed, when
-/// they are a proper, non-empty prefix of its collection in the state's order and a
-/// number of its envelope holds the collection's size; `None` otherwise.
-pub(crate) fn shown_size(line: &Observation, plan: &ListPlan, entities: &Entities) -> Option<u64> {
+/// they are a proper, non-empty prefix of its collection in the state's order and a number of
+/// its envelope holds the collection's size, or one of the list's `lines` asking for the second
+/// page lists what follows ([`continued`]); `None` otherwise.
+pub(crate) fn shown_size(
+    line: &Observation,
+    plan: &ListPlan,
+    entities: &Entities,
+    lines: &[&Observation],
+) -> Option<u64> {
     if !line.pairs().is_empty() {
         return None;
     }
     let listed = plan.members.get(&line.ordinal)?;
     let collection = listed_collection(&line.path, &plan.entity_type)?;
     let collection = entities.collection(&plan.entity_type, &collection);
-    let prefix = !listed.is_empty()
-        && listed.len() < collection.len()
-        && collection[..listed.len()] == listed[..];
-    (prefix && counts_collection(line.body.as_ref()?, &plan.list_pointer, collection.len()))
-        .then_some(listed.len() as u64)
+    let part = !listed.is_empty() && listed.len() < collection.len();
+    let prefix = part && collection[..listed.len()] == listed[..];
+    let shown = (prefix
+        && counts_collection(line.body.as_ref()?, &plan.list_pointer, collection.len()))
+        || (part && continued(lines, plan, (collection, listed)));
+    shown.then_some(listed.len() as u64)
+}
+
+/// Whether one of `lines` asks only for the second page (one pair: a name proposing a page
+/// role numbered from 1, the value `2`) and lists as many other entities of `collection` as
+/// follow the first page's `listed` (a page's worth, or the rest), in whatever order.
+fn continued(
+    lines: &[&Observation],
+    plan: &ListPlan,
+    (collection, listed): (&[usize], &[usize]),
+) -> bool {
+    let following = listed.len().min(collection.len() - listed.len());
+    lines.iter().any(|other| {
+        let [(name, value)] = other.pairs() else {
+            return false;
+        };
+        value == "2"
+            && crate::query::candidate_roles(name, &|_| false)
+                .contains(&crate::model::QueryRole::Page { base: 1 })
+            && plan.members.get(&other.ordinal).is_some_and(|second| {
+                second.len() == following
+                    && second
+                        .iter()
+                        .all(|index| collection.contains(index) && !listed.contains(index))
+            })
+    })
 }
 
 /// Whether an envelope holds, beside the list, a number equal to `size`: at its top level
@@ -56,9 +91,51 @@ fn holds_number(value: &Json, size: u64) -> bool {
 pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entities) -> Option<u64> {
     let mut sizes = lines
         .iter()
-        .filter_map(|line| shown_size(line, plan, entities));
+        .filter_map(|line| shown_size(line, plan, entities, lines));
     let size = sizes.next()?;
     sizes.all(|other| other == size).then_some(size)
+}
+
+/// The default sort of a list whose default page was learned from a continuing page: `-F`, where
+/// `F` is the field holding each listed entity's identity, when the argument-less line followed by
+/// the second page lists the identities as strictly decreasing numbers (newest first); `None`
+/// otherwise.
+pub(crate) fn learned_sort(
+    lines: &[&Observation],
+    plan: &ListPlan,
+    entities: &Entities,
+) -> Option<String> {
+    learned(lines, plan, entities)?;
+    let first = lines.iter().find(|line| line.pairs().is_empty())?;
+    let second = lines.iter().find(|line| {
+        matches!(line.pairs(), [(name, value)] if value == "2"
+            && crate::query::candidate_roles(name, &|_| false)
+                .contains(&crate::model::QueryRole::Page { base: 1 }))
+    })?;
+    let listed: Vec<usize> = [first, second]
+        .iter()
+        .filter_map(|line| plan.members.get(&line.ordinal))
+        .flatten()
+        .copied()
+        .collect();
+    let numbers: Option<Vec<i64>> = listed
+        .iter()
+        .map(|index| entities.list[*index].id.parse().ok())
+        .collect();
+    let numbers = numbers?;
+    let descending = numbers.len() > 2 && numbers.windows(2).all(|pair| pair[0] > pair[1]);
+    let Json::Object(fields) = &entities.list[*listed.first()?].fields else {
+        return None;
+    };
+    let identity = fields.iter().find_map(|(name, value)| {
+        let holds = |index: &usize| {
+            matches!(&entities.list[*index].fields, Json::Object(object)
+                if object.get(name).and_then(|held| held.as_number()).map(|number| number.to_string())
+                    == Some(entities.list[*index].id.clone()))
+        };
+        (value.as_number().is_some() && listed.iter().all(holds)).then(|| name.to_string())
+    })?;
+    descending.then(|| format!("-{identity}"))
 }
 
 #[cfg(test)]

@@ -58,6 +58,8 @@ struct Evaluator<'a> {
     nulls_first: bool,
     /// The page size a line naming none is cut at (see [`QueryModel::default_page_size`]).
     default_page_size: Option<u64>,
+    /// The sort a line naming none lists in (see [`QueryModel::default_sort`]).
+    default_sort: Option<String>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -77,6 +79,7 @@ impl<'a> Evaluator<'a> {
             parameters: parameters.clone(),
             nulls_first: self.nulls_first,
             default_page_size: self.default_page_size,
+            default_sort: self.default_sort.clone(),
             ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -169,13 +172,16 @@ pub(super) fn learn_query(
     let untestable: BTreeSet<usize> = (0..lines.len())
         .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
         .collect();
-    let default_page_size = super::default_page::learned(passing, plan, entities);
+    let default_page = (
+        super::default_page::learned(passing, plan, entities),
+        super::default_page::learned_sort(passing, plan, entities),
+    );
     let (mut evaluator, (mut chosen, answered)) = choose_with_null_placement(
         &lines,
         &options,
         &untestable,
         (&objects, &collections),
-        default_page_size,
+        default_page,
     )?;
     let untested = crate::link_filters::untested_roles(&chosen, &untested);
     chosen.extend(untested);
@@ -193,7 +199,7 @@ fn choose_with_null_placement<'o>(
     options: &BTreeMap<String, Vec<QueryRole>>,
     untestable: &BTreeSet<usize>,
     (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
-    default_page_size: Option<u64>,
+    (default_page_size, default_sort): (Option<u64>, Option<String>),
 ) -> Option<(Evaluator<'o>, ChosenRoles)> {
     let evaluator = |nulls_first: bool| Evaluator {
         collections: collections
@@ -206,6 +212,7 @@ fn choose_with_null_placement<'o>(
         memo: HashMap::new(),
         nulls_first,
         default_page_size,
+        default_sort: default_sort.clone(),
     };
     let mut last = evaluator(false);
     let chosen = choose_roles(lines, options, untestable, &mut last);
@@ -853,6 +860,7 @@ fn query_model(
         cursor_members,
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
+        default_sort: evaluator.default_sort.clone(),
         record_ordinals,
         generalized: BTreeMap::new(),
         families: None,
@@ -1154,6 +1162,7 @@ fn cursor_members(
         parameters: chosen.clone(),
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
+        default_sort: evaluator.default_sort.clone(),
         ..QueryModel::of_roles(&[])
     };
     let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {

@@ -1186,9 +1186,14 @@ fn list_lines(
     for line in lines {
         if !passed.contains(&line.ordinal) {
             if let Some(bare) = bare_row_line(line, matched, plan, shape, entities) {
-                built
-                    .lines
-                    .push(list_line(&bare, None, plan, view, shape, entities)?);
+                built.lines.push(list_line(
+                    &bare,
+                    None,
+                    (plan, lines),
+                    view,
+                    shape,
+                    entities,
+                )?);
             }
             continue;
         }
@@ -1204,9 +1209,14 @@ fn list_lines(
                 }
             }
         }
-        built
-            .lines
-            .push(list_line(line, projection, plan, view, shape, entities)?);
+        built.lines.push(list_line(
+            line,
+            projection,
+            (plan, lines),
+            view,
+            shape,
+            entities,
+        )?);
     }
     Ok(built)
 }
@@ -1338,11 +1348,12 @@ fn without_row_documents(line: &mut Observation, plan: &ListPlan) -> Option<()> 
 }
 
 /// One passing line: all of its collection in state order when it pages the whole collection
-/// and lists exactly what the state holds there, else its recorded members.
+/// and lists exactly what the state holds there, else its recorded members (`lines`: the
+/// plan's, which may show the line to be a default page).
 fn list_line(
     line: &Observation,
     projection: Option<Vec<String>>,
-    plan: &ListPlan,
+    (plan, lines): (&ListPlan, &[&Observation]),
     view: &str,
     shape: &ViewShape,
     entities: &Entities,
@@ -1374,7 +1385,7 @@ fn list_line(
         && (excluded.is_empty()
             || (!listed.is_empty()
                 && line.pairs().is_empty()
-                && super::default_page::shown_size(line, plan, entities).is_none()));
+                && super::default_page::shown_size(line, plan, entities, lines).is_none()));
     let member_ref = |index: &usize| MemberRef {
         collection: entities.list[*index].collection.clone(),
         id: entities.list[*index].id.clone(),

@@ -1,0 +1,92 @@
+//! piccolo-api's PiccoloCRUD (`tests/corpus/apps/piccolo`), an application nobody tuned the
+//! engine for: its control parameters marked by a double underscore (`__order`, `__page`,
+//! `__page_size`), read as the plain names' roles (`query_fields::unsigiled`), and its operators
+//! held by companion parameters (`priority=2&priority__operator=gte`, `title__match=ends`,
+//! `due__operator=not_null`), which `field-affixes` splits into filter terms
+//! (`rea_plugin_query_grammar::companion`), the companion's affix read from the call.
+
+use crate::state_query_grammar::served_with_probes;
+use crate::state_query_lists::assert_state_answers;
+
+#[test]
+fn operator_companions_answer_from_the_state() {
+    // Recorded: `__operator` gte, lt, lte, ne, is_null on tasks and gte on projects; `__match`
+    // starts, ends, exact on tasks. Asked: other values, `not_null` (never recorded), `lte` on
+    // the projects' budget, `exact` on another title.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?title=wall&title__match=ends",
+            "GET /api/tasks/?title=Fit%20the%20vents&title__match=exact",
+            "GET /api/tasks/?due__operator=not_null",
+        ],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &["GET /api/projects/?budget=60&budget__operator=lte"],
+    );
+}
+
+#[test]
+fn a_companion_affix_one_list_established_filters_its_siblings() {
+    // The tasks established `__operator` and `__match` (build entries 10-20); the people were
+    // never filtered through a companion, nor the projects through `__match`.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_people",
+        &["GET /api/people/?email__operator=is_null"],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &["GET /api/projects/?code=FRR&code__match=exact"],
+    );
+}
+
+#[test]
+fn double_underscore_control_names_page_the_state() {
+    // `__page_size` and `__page` play `page_size` and `page`: the projects 3 at a time, the
+    // people's third page of 2.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &["GET /api/projects/?__page_size=3"],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_people",
+        &["GET /api/people/?__page_size=2&__page=3"],
+    );
+}
+
+#[test]
+fn a_default_page_without_a_count_is_learned_from_its_second_page_newest_first() {
+    // The plain list answers the 6 newest of 14 tasks in `{rows}` (no count); `__page=2` (build
+    // entry 1) lists the next 6: the default page is 6 and the default sort `-id`, so filters,
+    // operators and pages cut the newest matches.
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?status=doing",
+            "GET /api/tasks/?title=THE",
+            "GET /api/tasks/?priority=1&priority__operator=gt",
+            "GET /api/tasks/?__page=2&status=open",
+            "GET /api/tasks/?__page_size=4&__page=3",
+            "GET /api/tasks/?__page=5",
+        ],
+    );
+}
