@@ -9,8 +9,9 @@
 //!    record.
 //! 3. A primary-origin group becomes a tool unless every response it recorded is a page or a static
 //!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`); a
-//!    write's responses without a body (`201` with a `Location`, `204`) show no page whatever
-//!    media type they name, so a write answering only those is a tool.
+//!    write's answers without a body (`201` with a `Location`, `204`) show no page whatever
+//!    media type they name, so a write answering only those is a tool (a form's `302` to a page
+//!    is still a page).
 //!    Groups on other origins are excluded as `other-origin`.
 //! 4. Parameters, tool names (see [`crate::naming`]), query names, body shapes, statuses and media
 //!    types are collected per tool; the unknowns replay cannot establish are listed. The tools of
@@ -398,15 +399,15 @@ impl Group<'_> {
 }
 
 fn is_page_or_asset_group(group: &Group<'_>) -> bool {
-    // A write answered without a body (`201` with a `Location`, `204`) shows no page whatever
-    // media type its headers name: only its answers with a body say what it is.
+    // A write's answer without a body (`201` with a `Location`, `204`), unless a redirect, shows
+    // no page whatever media type its headers name: only its other answers say what it is.
     let shown: Vec<&Line<'_>> = if is_read(group.method) {
         group.members.iter().collect()
     } else {
         group
             .members
             .iter()
-            .filter(|line| has_body(line.record))
+            .filter(|line| !answered_without_body(line.record))
             .collect()
     };
     if shown.is_empty() {
@@ -429,14 +430,16 @@ fn is_read(method: &str) -> bool {
         .any(|read| method.eq_ignore_ascii_case(read))
 }
 
-/// Whether a record's response carries a body with at least one byte.
-fn has_body(record: &CaptureRecord) -> bool {
-    match &record.response.body {
-        Body::Text { text } => !text.is_empty(),
-        Body::Base64 { bytes, .. } => *bytes > 0,
-        Body::Excluded { .. } => true,
-        Body::Missing | Body::ReportedNull => false,
-    }
+/// Whether a record's response carries no body and is no redirect: a redirect (a form's `302`
+/// to a page) keeps its media type's verdict.
+fn answered_without_body(record: &CaptureRecord) -> bool {
+    let empty = match &record.response.body {
+        Body::Text { text } => text.is_empty(),
+        Body::Base64 { bytes, .. } => *bytes == 0,
+        Body::Excluded { .. } => false,
+        Body::Missing | Body::ReportedNull => true,
+    };
+    empty && !(300..400).contains(&record.response.status)
 }
 
 /// Parameter names per template (shared by every method of it), by segment index.
@@ -849,6 +852,10 @@ pub(crate) mod tests {
             record(4, "GET", "http://app/empty")
                 .answer(200, "text/html", "")
                 .build(),
+            // A form's redirect to a page (no body) is still a page.
+            record(5, "POST", "http://app/session")
+                .answer(302, "text/html; charset=utf-8", "")
+                .build(),
         ];
         let manifest = project(&records, &[]);
         tool(&manifest, "post_authors");
@@ -861,7 +868,11 @@ pub(crate) mod tests {
         // A write answering a page, and a read, keep their media type's verdict.
         assert_eq!(
             excluded,
-            vec![("page-or-asset", vec![3]), ("page-or-asset", vec![4])]
+            vec![
+                ("page-or-asset", vec![3]),
+                ("page-or-asset", vec![4]),
+                ("page-or-asset", vec![5])
+            ]
         );
     }
 
