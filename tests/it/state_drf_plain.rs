@@ -132,12 +132,7 @@ fn an_id_sent_beside_its_nested_record_answers_the_held_record() {
     // `assignee: {id, name}` of that person: the create, a PATCH (no recorded PATCH sent it: the
     // type's writes share the reference) and a PUT answer the held person's record.
     let served = serve_corpus_app("drf");
-    let created = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2, "project": 2, "assignee_id": 1});
-    assert_write_answers(&served, "post_tasks", None, created, 0);
-    let patched = json!({"title": "Test the misters", "due": "2026-12-30"});
-    assert_write_answers(&served, "patch_tasks_by_task_id", Some("15"), patched, 4);
-    let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
-    assert_write_answers(&served, "put_tasks_by_task_id", Some("15"), put, 7);
+    create_patch_and_put_task_15(&served);
     let reassigned = json!({"status": "done", "assignee_id": 4});
     assert_write_answers(&served, "patch_tasks_by_task_id", Some("4"), reassigned, 51);
     // An id naming no held person is refused, not guessed.
@@ -186,12 +181,7 @@ fn a_projects_tasks_are_listed_from_the_state_before_and_after_writes() {
     };
     assert_eq!(list("2"), live_answer("drf", "probe-reads", 58).1);
     assert_eq!(list("4"), live_answer("drf", "probe-reads", 59).1);
-    let created = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2, "project": 2, "assignee_id": 1});
-    assert_write_answers(&served, "post_tasks", None, created, 0);
-    let patched = json!({"title": "Test the misters", "due": "2026-12-30"});
-    assert_write_answers(&served, "patch_tasks_by_task_id", Some("15"), patched, 4);
-    let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
-    assert_write_answers(&served, "put_tasks_by_task_id", Some("15"), put, 7);
+    create_patch_and_put_task_15(&served);
     assert_eq!(list("4"), live_answer("drf", "probe-crud", 9).1);
 }
 
@@ -244,4 +234,15 @@ fn a_plain_list_after_writes_counts_what_the_state_holds() {
         answer["body"]["next"], "http://127.0.0.1:18871/api/tasks/?page=2",
         "{answer}"
     );
+}
+
+/// Probe-crud steps 0, 4 and 7: task 15 created in project 2 (assigned to person 1), patched,
+/// then put into project 4 (assigned to person 5), each answering as the live application did.
+fn create_patch_and_put_task_15(served: &Served) {
+    let created = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2, "project": 2, "assignee_id": 1});
+    assert_write_answers(served, "post_tasks", None, created, 0);
+    let patched = json!({"title": "Test the misters", "due": "2026-12-30"});
+    assert_write_answers(served, "patch_tasks_by_task_id", Some("15"), patched, 4);
+    let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
+    assert_write_answers(served, "put_tasks_by_task_id", Some("15"), put, 7);
 }

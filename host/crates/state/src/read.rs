@@ -2228,17 +2228,7 @@ impl StateService {
             Err(error) => return Ok(error),
         };
         if let (Some(envelope), Some(numbers)) = (page, numbers) {
-            let record = self
-                .kept(envelope.record_ordinal)
-                .ok_or("unrecorded-request")?;
-            let recorded = record.json().cloned().ok_or("unrecorded-request")?;
-            return Ok(state_answer(
-                record,
-                envelope.render(recorded, rendered, &numbers),
-                self.replay().evidence_id(),
-                exact,
-                StateSource::state(base.path.clone(), Some("query")),
-            ));
+            return self.paged_answer(envelope, &numbers, rendered, (base, exact));
         }
         let Some((mut body, record)) = self.list_body(
             list,
@@ -2260,6 +2250,28 @@ impl StateService {
         Ok(state_answer(
             record,
             Self::with_cursor_members(body, model, &end)?,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    /// An evaluated page rendered into its page envelope's recorded answer (see
+    /// [`crate::page_envelope`]): the members and the page numbers computed for the call.
+    fn paged_answer(
+        &self,
+        envelope: &PageEnvelope,
+        numbers: &PageNumbers,
+        rendered: Vec<Json>,
+        (base, exact): (&ListLine, bool),
+    ) -> Result<StateAnswer, &'static str> {
+        let record = self
+            .kept(envelope.record_ordinal)
+            .ok_or("unrecorded-request")?;
+        let recorded = record.json().cloned().ok_or("unrecorded-request")?;
+        Ok(state_answer(
+            record,
+            envelope.render(recorded, rendered, numbers),
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),

@@ -320,23 +320,36 @@ fn derive_pass(
         // Sealed once the state is whole (`crate::evidence::draw_seed`).
         draw_seed: String::new(),
     };
+    settle_writes(manifest, timeline, records, rules, &mut state);
+    state
+}
+
+/// The write plans learned over the state read so far, and what they settle of it: the lists
+/// appended after writes, the views written types leave unmodelled, deleted flags, folder-tree
+/// writes, inferred depths and sibling reads, and (opt-in) the answers siblings lend.
+fn settle_writes(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    records: &[CaptureRecord],
+    rules: &RuleSet,
+    state: &mut StateView,
+) {
     state.appended_lists = crate::inverse::appended_after_writes(timeline, &state.entities);
     let (plans, related, unmodelled) =
-        crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
+        crate::writes::derive_write_plans(manifest, timeline, state, records, rules);
     let nested = nested_in_written(&state.types, &plans);
-    mark_unmodelled(&mut state, &unmodelled, &nested);
-    crate::folder_compose::learn_stamps(timeline, &mut state);
-    mark_deleted_flags(&mut state, &plans);
+    mark_unmodelled(state, &unmodelled, &nested);
+    crate::folder_compose::learn_stamps(timeline, state);
+    mark_deleted_flags(state, &plans);
     state.write_plans = plans;
-    mark_tree_writes(&mut state);
-    crate::tree_depths::attach(manifest, &mut state);
-    crate::sibling_reads::attach(manifest, &mut state);
+    mark_tree_writes(state);
+    crate::tree_depths::attach(manifest, state);
+    crate::sibling_reads::attach(manifest, state);
     state.related_writes = related;
     if rules.sibling_transfer() {
-        crate::writes::siblings::borrow_missing_answers(&mut state, records);
-        crate::writes::siblings::borrow_missing_write_answers(&mut state, records);
+        crate::writes::siblings::borrow_missing_answers(state, records);
+        crate::writes::siblings::borrow_missing_write_answers(state, records);
     }
-    state
 }
 
 /// The folder entries the read views' recordings show, the folder listings composed from them
