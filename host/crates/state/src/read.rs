@@ -2247,13 +2247,24 @@ impl StateService {
             remaining: evaluated.members.len() < evaluated.matched,
             matched: evaluated.matched,
         };
-        Ok(state_answer(
+        let body = Self::with_cursor_members(body, model, &end)?;
+        Ok(self.query_answer(record, body, (base, exact)))
+    }
+
+    /// A list line's answer computed by evaluating the call's query over the state (`query`).
+    fn query_answer(
+        &self,
+        record: &KeptRecord,
+        body: Json,
+        (base, exact): (&ListLine, bool),
+    ) -> StateAnswer {
+        state_answer(
             record,
-            Self::with_cursor_members(body, model, &end)?,
+            body,
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),
-        ))
+        )
     }
 
     /// An evaluated page rendered into its page envelope's recorded answer (see
@@ -2269,13 +2280,8 @@ impl StateService {
             .kept(envelope.record_ordinal)
             .ok_or("unrecorded-request")?;
         let recorded = record.json().cloned().ok_or("unrecorded-request")?;
-        Ok(state_answer(
-            record,
-            envelope.render(recorded, rendered, numbers),
-            self.replay().evidence_id(),
-            exact,
-            StateSource::state(base.path.clone(), Some("query")),
-        ))
+        let body = envelope.render(recorded, rendered, numbers);
+        Ok(self.query_answer(record, body, (base, exact)))
     }
 
     /// The build's refusal of a page past the last (see [`crate::page_past_end`]) for a call
@@ -2297,13 +2303,7 @@ impl StateService {
         }
         let record = self.kept(ordinal)?;
         let body = record.json().cloned()?;
-        Some(state_answer(
-            record,
-            body,
-            self.replay().evidence_id(),
-            exact,
-            StateSource::state(base.path.clone(), Some("query")),
-        ))
+        Some(self.query_answer(record, body, (base, exact)))
     }
 
     /// Sets the envelope members holding the page's offset (see
