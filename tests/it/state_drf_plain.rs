@@ -18,7 +18,10 @@
 //! number past the last page answers the build's 404 `Invalid page.` (`rea_state::page_past_end`).
 //! A plain list after writes counts what it lists: the whole project list's `count` (so the
 //! build's read after its project create confirms the create), and the paged task list's first
-//! page evaluated over the state with its `count` and links.
+//! page evaluated over the state with its `count` and links. The project list's
+//! LimitOffsetPagination links are minted too (`previous` a step back stopping at the first
+//! item, `rea_state::page_cursor`), and a create leaving out required members answers the
+//! recorded 400 keyed by the members it leaves out (`rea_state::writes::keyed_refusal`).
 
 use serde_json::{Value, json};
 
@@ -97,6 +100,65 @@ fn page_links_beside_the_list_are_minted_for_evaluated_pages() {
             "GET /api/tasks/?page=4&page_size=3&status__in=open%2Cdoing",
         ],
     );
+}
+
+#[test]
+fn limit_offset_links_are_minted_for_pages_the_build_never_read() {
+    // Recorded: `limit=2` from offsets 0, 2 and 1, `previous` from offset 1 naming the first
+    // page (offset - limit stopping at 0, the offset left out); the unsized lines (4 or 5
+    // projects, no link) show no default size. Asked: a page of 3, and offset 1 of an ordering,
+    // its links re-encoding the query in name order (`page`, which the task list's names lend
+    // the project list, is no position of its own: its lines sent `offset`).
+    let (served, probes) = served_with_probes("drf");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &[
+            "GET /api/projects/?limit=3",
+            "GET /api/projects/?limit=2&offset=2",
+            "GET /api/projects/?ordering=-budget&limit=2&offset=1",
+        ],
+    );
+}
+
+#[test]
+fn a_create_leaving_out_required_members_answers_the_refusal_keyed_by_them() {
+    // Build entry 91: a task create sending only `priority` answered 400 keyed by `title` and
+    // `project`, each `["This field is required."]`; entry 92: a person create sending only
+    // `role` keyed `name` alone. Asked: the probe's task create sending only `status`, then
+    // creates leaving out one of the two, each keyed by the member it leaves out.
+    let served = serve_corpus_app("drf");
+    let refused = |tool: &str, body: Value| {
+        let arguments = with_body(&served, tool, body);
+        let schema = input_schema(&served, tool);
+        assert!(
+            rea_serve::arguments::check(&schema, &arguments).is_ok(),
+            "{tool}: {schema:?}"
+        );
+        let (answer, _) = served.call(tool, arguments);
+        assert_eq!(answer["status"], 400, "{answer}");
+        answer["body"].clone()
+    };
+    let live = live_answer("drf", "probe-crud", 46).1;
+    assert_eq!(refused("post_tasks", json!({"status": "open"})), live);
+    let required = json!(["This field is required."]);
+    assert_eq!(
+        refused("post_tasks", json!({"title": "Paint the tank"})),
+        json!({"project": required})
+    );
+    assert_eq!(
+        refused("post_tasks", json!({"project": 2, "priority": 1})),
+        json!({"title": required})
+    );
+    assert_eq!(
+        refused("post_people", json!({"role": "designer"})),
+        json!({"name": required})
+    );
+    // Every required member sent: a create.
+    let created = json!({"title": "Paint the tank", "project": 2});
+    let (answer, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", created));
+    assert!(!is_error && answer["status"] == 201, "{answer}");
 }
 
 /// The write answered from the state: not an error, its body the live application's answer to

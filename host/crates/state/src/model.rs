@@ -883,6 +883,11 @@ pub struct PageRelation {
     /// The page it names regardless of the call's page, when so learned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<PageAnchor>,
+    /// Whether its step stops at the first item (`previous` from offset 1 with pages of 2
+    /// naming offset 0, Django REST framework's `LimitOffsetPagination`): the page named is
+    /// `max(o + step·s, 0)`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clamped: bool,
     /// When the relation is present.
     #[serde(default, skip_serializing_if = "PagePresence::is_exists")]
     pub present: PagePresence,
@@ -933,16 +938,19 @@ pub enum PagePresence {
     AfterCall,
     /// A whole page or more before the call's page: `t + s <= o`.
     PageBeforeCall,
+    /// Where the call's page starts after the first item: `o > 0`.
+    AfterFirst,
 }
 
 impl PagePresence {
     /// Every presence, the default first (the order learning tries them in).
-    pub const ALL: [PagePresence; 5] = [
+    pub const ALL: [PagePresence; 6] = [
         PagePresence::Exists,
         PagePresence::Always,
         PagePresence::BeforeLastWhole,
         PagePresence::AfterCall,
         PagePresence::PageBeforeCall,
+        PagePresence::AfterFirst,
     ];
 
     /// Whether this is the default presence.

@@ -131,7 +131,13 @@ impl PagePlace {
             }
             None => {
                 let step = relation.step.checked_mul(i64::try_from(self.size).ok()?)?;
-                u64::try_from(i64::try_from(self.offset).ok()?.checked_add(step)?).ok()
+                let target = i64::try_from(self.offset).ok()?.checked_add(step)?;
+                u64::try_from(if relation.clamped {
+                    target.max(0)
+                } else {
+                    target
+                })
+                .ok()
             }
         }
     }
@@ -144,6 +150,7 @@ impl PagePlace {
             PagePresence::BeforeLastWhole => target < self.last_whole(),
             PagePresence::AfterCall => target > self.offset,
             PagePresence::PageBeforeCall => target.saturating_add(self.size) <= self.offset,
+            PagePresence::AfterFirst => self.offset > 0,
         }
     }
 }
@@ -253,9 +260,12 @@ impl PageEnd<'_> {
         }
     }
 
-    /// The parameter naming the call's page, when the model has one.
+    /// The parameter naming the call's page, when the model has one: one the list's recorded
+    /// lines established first (an offset they sent before a page number a sibling list's
+    /// names lent, Django REST framework's `limit`/`offset` beside `page`).
     fn position(&self) -> Option<Position<'_>> {
-        Position::of(self.model.parameters.iter().chain(&self.model.generalized))
+        Position::of(self.model.parameters.iter())
+            .or_else(|| Position::of(self.model.parameters.iter().chain(&self.model.generalized)))
     }
 
     /// The value the call gave a parameter, if any.
@@ -678,6 +688,7 @@ impl ShownEcho {
             step: 0,
             anchor: None,
             present: PagePresence::Always,
+            clamped: false,
             template: self.template,
             link: self.link,
             leaves_unsent_size: false,
@@ -752,8 +763,10 @@ fn without_keys(links: &Json, echoes: &[ShownEcho]) -> Json {
 
 /// The pages links learning places, their links less the echoes (`stripped`), each with its
 /// place: a page whose call named no page size (no default size learned) is left out when it
-/// shows nothing but echoes (`echoes`: some are learned); `None` when such a page shows more,
-/// a page's position is no number, or no page is left.
+/// shows nothing but echoes (`echoes`: some are learned) or every relation `null` (one page
+/// holding every match, whatever the default size: the learned form is checked against its
+/// line like any other's); `None` when such a page shows more, a page's position is no number,
+/// or no page is left.
 fn placed_pages<'b>(
     shown: &[ShownPage<'b>],
     stripped: &'b [Json],
@@ -764,7 +777,12 @@ fn placed_pages<'b>(
     let mut places = Vec::new();
     for (page, links) in shown.iter().zip(stripped) {
         let Some(size) = page.size.or(default_size) else {
-            if echoes && links.as_object().is_some_and(|object| object.is_empty()) {
+            let object = links.as_object();
+            let only_echoes = echoes && object.is_some_and(|object| object.is_empty());
+            let all_null = object.is_some_and(|object| {
+                !object.is_empty() && object.iter().all(|(_, value)| value.is_null())
+            });
+            if only_echoes || all_null {
                 continue;
             }
             return None;
@@ -931,8 +949,8 @@ fn anchors(position: Position<'_>) -> [Option<PageAnchor>; 3] {
     }
 }
 
-/// A relation's learned page and presence: an anchored page ([`anchors`]) or one step from the
-/// call's page naming the page every link named, then the first presence telling every page
+/// A relation's learned page and presence: the first of its candidate pages
+/// ([`candidate_pages`]) naming the page every link named for which a presence tells every page
 /// showing the links object whether it shows the relation; and whether it names the first
 /// item's position where the form leaves it out.
 fn learn_relation(
@@ -941,21 +959,15 @@ fn learn_relation(
     places: &[PagePlace],
     (position, spelling): (Position<'_>, ShownSpelling),
 ) -> Option<PageRelation> {
-    let (first_index, first_target) = *shown.targets.first()?;
-    let first_place = places[first_index];
-    let step = {
-        let difference =
-            i64::try_from(first_target).ok()? - i64::try_from(first_place.offset).ok()?;
-        let size = i64::try_from(first_place.size).ok()?.max(1);
-        (difference % size == 0).then_some(difference / size)
-    };
-    let mut relation = PageRelation {
+    let step = shown_step(&shown, places);
+    let relation = PageRelation {
         key,
         step: step.unwrap_or_default(),
         anchor: None,
         present: PagePresence::Exists,
-        template: shown.template,
-        link: shown.link,
+        clamped: false,
+        template: shown.template.clone(),
+        link: shown.link.clone(),
         leaves_unsent_size: shown.names_unsent_size == Some(false),
         names_first: spelling.first_unnamed && shown.named_first == Some(true),
         echo: false,
@@ -966,23 +978,47 @@ fn learn_relation(
             .iter()
             .all(|(index, target)| places[*index].target(relation) == Some(*target))
     };
-    let steps = step.map(|_| None);
-    relation.anchor = anchors(position).into_iter().chain(steps).find(|anchor| {
-        names_every(&PageRelation {
-            anchor: *anchor,
+    let shown_on = |index: usize| shown.targets.iter().any(|(at, _)| *at == index);
+    candidate_pages(position, step)
+        .into_iter()
+        .map(|(anchor, clamped)| PageRelation {
+            anchor,
+            clamped,
             ..relation.clone()
         })
-    })?;
-    let shown_on = |index: usize| shown.targets.iter().any(|(at, _)| *at == index);
-    relation.present = PagePresence::ALL.into_iter().find(|presence| {
-        places.iter().enumerate().all(|(index, place)| {
-            let present = place
-                .target(&relation)
-                .is_some_and(|target| place.holds(*presence, target));
-            present == shown_on(index)
+        .filter(|candidate| names_every(candidate))
+        .find_map(|mut candidate| {
+            candidate.present = PagePresence::ALL.into_iter().find(|presence| {
+                places.iter().enumerate().all(|(index, place)| {
+                    let present = place
+                        .target(&candidate)
+                        .is_some_and(|target| place.holds(*presence, target));
+                    present == shown_on(index)
+                })
+            })?;
+            Some(candidate)
         })
-    })?;
-    Some(relation)
+}
+
+/// The step from the call's page the first link naming a whole number of pages from its
+/// call's page named.
+fn shown_step(shown: &ShownRelation, places: &[PagePlace]) -> Option<i64> {
+    shown.targets.iter().find_map(|(index, target)| {
+        let place = places[*index];
+        let difference = i64::try_from(*target).ok()? - i64::try_from(place.offset).ok()?;
+        let size = i64::try_from(place.size).ok()?.max(1);
+        (difference % size == 0).then_some(difference / size)
+    })
+}
+
+/// The pages a relation may name, in the order learning tries them (each an anchor, or none
+/// with whether the step stops at the first item): the anchored pages ([`anchors`]), then the
+/// step from the call's page, then a step back stopping at the first item.
+fn candidate_pages(position: Position<'_>, step: Option<i64>) -> Vec<(Option<PageAnchor>, bool)> {
+    let anchored = anchors(position).into_iter().map(|anchor| (anchor, false));
+    let stepped = step.map(|_| (None, false));
+    let clamped = step.filter(|step| *step < 0).map(|_| (None, true));
+    anchored.chain(stepped).chain(clamped).collect()
 }
 
 /// A links entry's parts (see [`link_parts`]).
@@ -1166,6 +1202,7 @@ mod tests {
             step,
             anchor: None,
             present: PagePresence::Exists,
+            clamped: false,
             template: rea_plugin_api::json::parse(
                 format!(r#"[{{"rel": "{key}", "uri": null}}]"#).as_bytes(),
             )
@@ -1807,5 +1844,60 @@ mod tests {
             .expect("self");
         assert!(!self_relation.echo, "{self_relation:?}");
         assert_eq!(self_relation.step, 0);
+    }
+
+    #[test]
+    fn a_step_back_stopping_at_the_first_item_is_learned_and_minted() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        // Pages of 2 of 6 matched from offsets 0, 4 and 1: `previous` names offset 2 from 4
+        // (no anchor) and the first page from 1 (no step of one page back); and a call naming
+        // no size, no default size learned, whose one page lists its 3 matches, links none.
+        let whole = parse(r#"{"next": null, "previous": null}"#);
+        let first = parse(r#"{"next": "http://h/p/?limit=2&offset=2", "previous": null}"#);
+        let last = parse(r#"{"next": null, "previous": "http://h/p/?limit=2&offset=2"}"#);
+        let between =
+            parse(r#"{"next": "http://h/p/?limit=2&offset=3", "previous": "http://h/p/?limit=2"}"#);
+        let pages = [
+            offset_page(&first, None, Some(2), 6),
+            offset_page(&last, Some("4"), Some(2), 6),
+            offset_page(&between, Some("1"), Some(2), 6),
+            offset_page(&whole, None, None, 3),
+        ];
+        let forms = page_link_forms(&pages, Position::Offset { name: "offset" }, "limit");
+        let form = forms
+            .iter()
+            .find(|form| matches!(form, CursorForm::PageLinks { sorted: true, .. }))
+            .expect("a links form in name order");
+        let CursorForm::PageLinks { relations, .. } = form else {
+            unreachable!()
+        };
+        let learned: Vec<(&str, Option<PageAnchor>, i64, bool, PagePresence)> = relations
+            .iter()
+            .map(|relation| {
+                let key = relation.key.as_str();
+                let (anchor, step) = (relation.anchor, relation.step);
+                (key, anchor, step, relation.clamped, relation.present)
+            })
+            .collect();
+        assert_eq!(
+            learned,
+            [
+                ("next", None, 1, false, PagePresence::Exists),
+                ("previous", None, -1, true, PagePresence::AfterFirst)
+            ]
+        );
+        // Offset 1 of 2 a page, 5 matched: `previous` names the first page, its offset left out.
+        let model = QueryModel::of_roles(&[
+            ("offset", QueryRole::Offset),
+            ("limit", QueryRole::PageSize),
+        ]);
+        let sent = pairs(&[("limit", "2"), ("offset", "1")]);
+        let end = first_call(&model, &sent, 5);
+        let Some(Some(Json::Object(links))) = end.minted(form) else {
+            panic!("links");
+        };
+        let text = |key: &str| links.get(key).cloned().expect("a relation");
+        assert_eq!(text("next"), Json::from("http://h/p/?limit=2&offset=3"));
+        assert_eq!(text("previous"), Json::from("http://h/p/?limit=2"));
     }
 }

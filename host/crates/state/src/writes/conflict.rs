@@ -46,12 +46,9 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
     let mut known = HashMap::new();
     for ordinal in &draft.failed {
         // A failure its answer explains by a member the call left out is no conflict.
-        if draft
-            .plan
-            .omitted
-            .iter()
-            .any(|omitted| omitted.ordinal == *ordinal)
-        {
+        let omission = draft.plan.omitted.iter().map(|omitted| omitted.ordinal);
+        let keyed = draft.plan.keyed_refusals.iter().map(|keyed| keyed.ordinal);
+        if omission.chain(keyed).any(|refused| refused == *ordinal) {
             continue;
         }
         let Some(failed) = timeline.get(*ordinal) else {

@@ -58,6 +58,7 @@ mod encoded_members;
 mod explain;
 pub mod guarded;
 mod keyed;
+mod keyed_refusal;
 mod learn;
 mod listed;
 mod member;
@@ -608,6 +609,7 @@ pub(crate) fn derive_write_plans(
         }
         learn::learn(draft, &mut observed, &views, rules, records);
         omitted::learn(draft, timeline);
+        keyed_refusal::learn(draft, timeline);
         children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
         referenced::learn(draft, (&observed, &views), state, timeline);
@@ -768,6 +770,7 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                keyed_refusals: Vec::new(),
                 referenced: Vec::new(),
                 constant_refusals: Vec::new(),
                 type_refusals: Vec::new(),

@@ -179,6 +179,10 @@ pub struct WritePlan {
     /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<OmittedModel>,
+    /// A create's recorded refusals keyed by the members it left out (see
+    /// [`super::keyed_refusal`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keyed_refusals: Vec<KeyedRefusal>,
     /// A delete's recorded refusal of an entity another type's entity names (see
     /// [`super::referenced`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -327,6 +331,24 @@ pub struct OmittedModel {
     /// with that member named instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub named_too: Vec<String>,
+}
+
+/// A create the application refused for leaving out members every successful call sent, an
+/// object of its answer keyed by them: a call leaving out such members answers that failure
+/// keyed by the ones it leaves out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyedRefusal {
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The object keys leading from the answer's top to the keyed object (empty: the answer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<String>,
+    /// Each keyed member's recorded error, in the answer's order.
+    pub errors: Vec<(String, Json)>,
+    /// The required members the failed call left out that the answer keys not: leaving them
+    /// out is not what it refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unkeyed: Vec<String>,
 }
 
 /// A create the application refused for sending, in one member, a value an entity of the

@@ -66,7 +66,7 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
 }
 
 /// The members every successful call of the plan sent.
-fn required_members(plan: &WritePlan) -> impl Iterator<Item = &String> {
+pub(super) fn required_members(plan: &WritePlan) -> impl Iterator<Item = &String> {
     plan.body
         .iter()
         .flat_map(|body| body.members.iter())
@@ -132,9 +132,10 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
 /// The required members a call may leave out and still reach the plan, which answers a
 /// learned refusal (see [`renamed_refusal`]) or refuses the omission itself: every required
 /// member of a plan that learned an omitted-member refusal (the members a refused call left out
-/// unnamed may be left out beside another), none otherwise. The catalog does not require them.
+/// unnamed may be left out beside another) or a keyed one ([`super::keyed_refusal`]), none
+/// otherwise. The catalog does not require them.
 pub(crate) fn answered_omissions(plan: &WritePlan) -> BTreeSet<String> {
-    if plan.omitted.is_empty() {
+    if plan.omitted.is_empty() && plan.keyed_refusals.is_empty() {
         return BTreeSet::new();
     }
     required_members(plan).cloned().collect()

@@ -304,6 +304,10 @@ fn transferred(
     plan.rules = sibling_rules(&source.rules, state, (source_type, sibling_type), &known);
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
+    plan.keyed_refusals.retain(|refusal| {
+        let keyed = refusal.errors.iter().map(|(member, _)| member);
+        keyed.chain(&refusal.unkeyed).all(|member| known(member))
+    });
     let generated = recorded_generated(source, &plan.rules, records);
     plan.response = sibling_response(
         source,

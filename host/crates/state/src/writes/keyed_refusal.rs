@@ -1,0 +1,253 @@
+//! A create's recorded refusal keyed by the members it left out: the application refused a
+//! create (`400`, `409`, `422`) whose body lacked members every successful call sent, and an
+//! object of its answer is keyed by exactly some of those members, each holding that member's
+//! error (Django REST framework's `{"title": ["This field is required."], "project": […]}`,
+//! FeathersJS's `"errors": {"title": "required"}`). Such an answer lists an error per refused
+//! member, so a required member the refused call left out that it keys not is one the
+//! application does not refuse leaving out (a member every successful call happened to send).
+//! Learned per refused call (the object's place, each keyed member's error, the members left
+//! out unkeyed); served by answering that failure with the object keyed by the members the
+//! served create leaves out, each with the error a refusal of the plan recorded for it, for a
+//! create whose body sends only members the plan accepts (checked after the refusals naming
+//! the member in a string, [`super::omitted`], and before the refusal of a missing required
+//! member, which would otherwise answer such a call). A member no refusal keyed is never
+//! answered: the call is checked as any other.
+
+use rea_plugin_api::json::{Json, Object};
+
+use super::Draft;
+use super::apply::sent_members;
+use super::model::{Effect, KeyedRefusal, WritePlan};
+use super::omitted::required_members;
+use crate::answer::{StateAnswer, StateSource};
+use crate::call::Call;
+use crate::observation::{RequestBody, Timeline};
+use crate::service::StateService;
+
+/// Learns the plan's keyed refusals from its draft's failed calls (those the refusals naming a
+/// member in a string did not explain).
+pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
+    if draft.plan.effect != Effect::Create || draft.plan.bulk {
+        return;
+    }
+    let mut refusals = Vec::new();
+    for ordinal in &draft.failed {
+        if draft
+            .plan
+            .omitted
+            .iter()
+            .any(|omitted| omitted.ordinal == *ordinal)
+        {
+            continue;
+        }
+        let Some(failed) = timeline.get(*ordinal) else {
+            continue;
+        };
+        if !matches!(failed.status, 400 | 409 | 422) {
+            continue;
+        }
+        let (RequestBody::Json(body), Some(answer)) = (&failed.request, &failed.body) else {
+            continue;
+        };
+        let Some(sent) = sent_members(&draft.plan, Some(body)) else {
+            continue;
+        };
+        let left_out: Vec<&String> = required_members(&draft.plan)
+            .filter(|member| !sent.contains_key(member.as_str()))
+            .collect();
+        if let Some(refusal) = keyed_refusal(answer, &left_out, *ordinal) {
+            refusals.push(refusal);
+        }
+    }
+    draft.plan.keyed_refusals = refusals;
+}
+
+/// The refusal an answer keys by some of the members the call left out: the first object
+/// (the answer itself, then its members' objects, depth first) whose keys are all members
+/// left out, at least one.
+fn keyed_refusal(answer: &Json, left_out: &[&String], ordinal: u64) -> Option<KeyedRefusal> {
+    let (path, keyed) = keyed_object(answer, left_out, Vec::new())?;
+    let errors: Vec<(String, Json)> = keyed
+        .iter()
+        .map(|(name, error)| (name.to_owned(), error.clone()))
+        .collect();
+    let unkeyed = left_out
+        .iter()
+        .filter(|member| !keyed.contains_key(member.as_str()))
+        .map(|member| (*member).clone())
+        .collect();
+    Some(KeyedRefusal {
+        ordinal,
+        path,
+        errors,
+        unkeyed,
+    })
+}
+
+/// The path to (object keys from the answer's top) and the object keyed by left-out members.
+fn keyed_object<'a>(
+    answer: &'a Json,
+    left_out: &[&String],
+    path: Vec<String>,
+) -> Option<(Vec<String>, &'a Object)> {
+    let Json::Object(members) = answer else {
+        return None;
+    };
+    let keyed_by_left_out = !members.is_empty()
+        && members
+            .iter()
+            .all(|(name, _)| left_out.iter().any(|member| member.as_str() == name));
+    if keyed_by_left_out {
+        return Some((path, members));
+    }
+    members.iter().find_map(|(name, value)| {
+        let mut deeper = path.clone();
+        deeper.push(name.to_owned());
+        keyed_object(value, left_out, deeper)
+    })
+}
+
+/// The recorded refusal a served create answers, keyed by the required members its body
+/// leaves out; `None`: the call is checked as any other.
+pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> Option<StateAnswer> {
+    if plan.keyed_refusals.is_empty() {
+        return None;
+    }
+    let model = plan.body.as_ref()?;
+    let body = call.body.as_ref().map(Json::from_serde_value)?;
+    let sent: &Object = sent_members(plan, Some(&body))?;
+    if sent
+        .iter()
+        .any(|(name, _)| !model.members.contains_key(name))
+    {
+        return None;
+    }
+    let left_out: Vec<&String> = required_members(plan)
+        .filter(|member| !sent.contains_key(member.as_str()))
+        .collect();
+    plan.keyed_refusals.iter().find_map(|refusal| {
+        let errors = refused_errors(&plan.keyed_refusals, refusal, &left_out)?;
+        let base = service.kept(refusal.ordinal)?;
+        let mut answer = base.json()?.clone();
+        *keyed_at(&mut answer, &refusal.path)? = Json::Object(Object::from_iter(errors));
+        Some(crate::answer::state_answer(
+            base,
+            answer,
+            service.replay_evidence_id(),
+            false,
+            StateSource::state("keyed-refusal", None),
+        ))
+    })
+}
+
+/// The error of each member a call left out that the refusal does not show optional (the
+/// refusal's own keys first, in its order, then the others as the plan holds them), each as a
+/// refusal of the plan recorded it; `None` when it leaves none out or one no refusal keyed.
+fn refused_errors(
+    known: &[KeyedRefusal],
+    refusal: &KeyedRefusal,
+    left_out: &[&String],
+) -> Option<Vec<(String, Json)>> {
+    let refused: Vec<&String> = left_out
+        .iter()
+        .copied()
+        .filter(|member| !refusal.unkeyed.contains(member))
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
+    let recorded_first = refusal
+        .errors
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| refused.contains(name))
+        .chain(
+            refused
+                .iter()
+                .copied()
+                .filter(|member| !refusal.errors.iter().any(|(name, _)| name == *member)),
+        );
+    recorded_first
+        .map(|member| {
+            let error = known
+                .iter()
+                .find_map(|known| known.errors.iter().find(|(name, _)| name == member))?;
+            Some(error.clone())
+        })
+        .collect()
+}
+
+/// The value at an object-key path of the answer.
+fn keyed_at<'a>(answer: &'a mut Json, path: &[String]) -> Option<&'a mut Json> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(answer);
+    };
+    let Json::Object(members) = answer else {
+        return None;
+    };
+    let (_, value) = members.iter_mut().find(|(name, _)| name == first)?;
+    keyed_at(value, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_refusal_is_keyed_by_members_left_out_at_any_depth() {
+        let left = names(&["title", "project", "email"]);
+        let left: Vec<&String> = left.iter().collect();
+        let top =
+            Json::parse(br#"{"title": ["This field is required."], "project": ["x"]}"#).unwrap();
+        let refusal = keyed_refusal(&top, &left, 7).unwrap();
+        assert!(refusal.path.is_empty());
+        assert_eq!(refusal.errors[0].0, "title");
+        assert_eq!(refusal.unkeyed, names(&["email"]));
+        let nested =
+            Json::parse(br#"{"message": "A task needs a title", "code": 400, "data": {}, "errors": {"title": "required"}}"#)
+                .unwrap();
+        let refusal = keyed_refusal(&nested, &left, 8).unwrap();
+        assert_eq!(refusal.path, names(&["errors"]));
+        assert_eq!(refusal.unkeyed, names(&["project", "email"]));
+        let other = Json::parse(br#"{"status": ["Not a valid choice."]}"#).unwrap();
+        assert!(keyed_refusal(&other, &left, 9).is_none(), "a member sent");
+    }
+
+    #[test]
+    fn a_rebuilt_refusal_keys_the_members_left_out_in_recorded_order() {
+        let known = vec![KeyedRefusal {
+            ordinal: 1,
+            path: Vec::new(),
+            errors: vec![
+                ("title".to_owned(), Json::String("required".to_owned())),
+                ("project".to_owned(), Json::String("needed".to_owned())),
+            ],
+            unkeyed: names(&["email"]),
+        }];
+        let refusal = &known[0];
+        let (project, title, email) =
+            ("project".to_owned(), "title".to_owned(), "email".to_owned());
+        let errors = refused_errors(&known, refusal, &[&project, &title, &email]).unwrap();
+        let keys: Vec<&str> = errors.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(keys, ["title", "project"]);
+        assert!(
+            refused_errors(&known, refusal, &[&email]).is_none(),
+            "optional"
+        );
+        let name = "name".to_owned();
+        assert!(
+            refused_errors(&known, refusal, &[&name]).is_none(),
+            "never keyed"
+        );
+        let mut answer = Json::parse(br#"{"errors": {"title": "required"}, "code": 400}"#).unwrap();
+        *keyed_at(&mut answer, &names(&["errors"])).unwrap() = Json::Null;
+        assert_eq!(
+            answer.to_canonical_string(),
+            r#"{"code":400,"errors":null}"#
+        );
+    }
+}
