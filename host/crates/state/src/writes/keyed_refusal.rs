@@ -11,7 +11,11 @@
 //! create whose body sends only members the plan accepts (checked after the refusals naming
 //! the member in a string, [`super::omitted`], and before the refusal of a missing required
 //! member, which would otherwise answer such a call). A member no refusal keyed is never
-//! answered: the call is checked as any other.
+//! answered: the call is checked as any other. When every member every keyed refusal of the
+//! state's creates recorded holds one error (a framework's text, `["This field is required."]`),
+//! a create whose own calls were never refused keys each of its required members with it,
+//! inferred from the first such refusal ([`lend`]: Django REST framework's projects beside the
+//! refused tasks and people).
 
 use rea_plugin_api::json::{Json, Object};
 
@@ -62,6 +66,62 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
     draft.plan.keyed_refusals = refusals;
 }
 
+/// Lends the first keyed refusal to every other create (not bulk, the same body envelope) the
+/// build never saw refused, where every error every keyed refusal recorded is one text: each
+/// of its required members keyed with that text, marked inferred from the lender.
+pub(super) fn lend(drafts: &mut [Draft], timeline: &Timeline) {
+    let refusals = || drafts.iter().flat_map(|draft| &draft.plan.keyed_refusals);
+    let mut errors = refusals().flat_map(|refusal| refusal.errors.iter().map(|(_, e)| e));
+    let Some(text) = errors.next().cloned() else {
+        return;
+    };
+    if errors.any(|error| *error != text) {
+        return;
+    }
+    let Some((tool, envelope, lent)) = drafts.iter().find_map(|draft| {
+        let refusal = draft.plan.keyed_refusals.first()?;
+        let envelope = draft.plan.body.as_ref()?.envelope.clone();
+        Some((draft.plan.tool.clone(), envelope, refusal.clone()))
+    }) else {
+        return;
+    };
+    for draft in drafts.iter_mut() {
+        let plan = &draft.plan;
+        let borrows = plan.effect == Effect::Create
+            && !plan.bulk
+            && plan.keyed_refusals.is_empty()
+            && plan
+                .body
+                .as_ref()
+                .is_some_and(|body| body.envelope == envelope)
+            && !refused_before(draft, timeline);
+        if !borrows {
+            continue;
+        }
+        let errors: Vec<(String, Json)> = required_members(&draft.plan)
+            .map(|member| (member.clone(), text.clone()))
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        draft.plan.keyed_refusals = vec![KeyedRefusal {
+            errors,
+            unkeyed: Vec::new(),
+            inferred_from: Some(tool.clone()),
+            ..lent.clone()
+        }];
+    }
+}
+
+/// Whether the build saw a call of the draft refused (`400`, `409`, `422`).
+fn refused_before(draft: &Draft, timeline: &Timeline) -> bool {
+    draft.failed.iter().any(|ordinal| {
+        timeline
+            .get(*ordinal)
+            .is_some_and(|failed| matches!(failed.status, 400 | 409 | 422))
+    })
+}
+
 /// The refusal an answer keys by some of the members the call left out: the first object
 /// (the answer itself, then its members' objects, depth first) whose keys are all members
 /// left out, at least one.
@@ -81,6 +141,7 @@ fn keyed_refusal(answer: &Json, left_out: &[&String], ordinal: u64) -> Option<Ke
         path,
         errors,
         unkeyed,
+        inferred_from: None,
     })
 }
 
@@ -227,6 +288,7 @@ mod tests {
                 ("project".to_owned(), Json::String("needed".to_owned())),
             ],
             unkeyed: names(&["email"]),
+            inferred_from: None,
         }];
         let refusal = &known[0];
         let (project, title, email) =

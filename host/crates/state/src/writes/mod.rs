@@ -616,6 +616,7 @@ pub(crate) fn derive_write_plans(
         numbered::learn(draft, state, rules);
     }
     conflict::share_with_copies(&mut drafts);
+    keyed_refusal::lend(&mut drafts, timeline);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
     learn_argument_checks(&mut drafts, timeline);
     share_sorts(&mut drafts);

@@ -349,6 +349,11 @@ pub struct KeyedRefusal {
     /// out is not what it refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unkeyed: Vec<String>,
+    /// The create tool whose recorded refusal this one is carried over from (inferred: the
+    /// plan's own calls were never so refused), its error the one text every keyed refusal of
+    /// the state's creates recorded for every member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_from: Option<String>,
 }
 
 /// A create the application refused for sending, in one member, a value an entity of the
