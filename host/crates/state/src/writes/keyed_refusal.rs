@@ -70,14 +70,10 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
 /// build never saw refused, where every error every keyed refusal recorded is one text: each
 /// of its required members keyed with that text, marked inferred from the lender.
 pub(super) fn lend(drafts: &mut [Draft], timeline: &Timeline) {
-    let refusals = || drafts.iter().flat_map(|draft| &draft.plan.keyed_refusals);
-    let mut errors = refusals().flat_map(|refusal| refusal.errors.iter().map(|(_, e)| e));
-    let Some(text) = errors.next().cloned() else {
+    let refusals = drafts.iter().flat_map(|draft| &draft.plan.keyed_refusals);
+    let Some(text) = one_error(refusals) else {
         return;
     };
-    if errors.any(|error| *error != text) {
-        return;
-    }
     let Some((tool, envelope, lent)) = drafts.iter().find_map(|draft| {
         let refusal = draft.plan.keyed_refusals.first()?;
         let envelope = draft.plan.body.as_ref()?.envelope.clone();
@@ -111,6 +107,14 @@ pub(super) fn lend(drafts: &mut [Draft], timeline: &Timeline) {
             ..lent.clone()
         }];
     }
+}
+
+/// The one error every member of every refusal holds; `None` when there is none or they differ
+/// (each member's own message says nothing of another's).
+fn one_error<'a>(refusals: impl Iterator<Item = &'a KeyedRefusal>) -> Option<Json> {
+    let mut errors = refusals.flat_map(|refusal| refusal.errors.iter().map(|(_, error)| error));
+    let text = errors.next()?.clone();
+    errors.all(|error| *error == text).then_some(text)
 }
 
 /// Whether the build saw a call of the draft refused (`400`, `409`, `422`).
@@ -276,6 +280,28 @@ mod tests {
         assert_eq!(refusal.unkeyed, names(&["project", "email"]));
         let other = Json::parse(br#"{"status": ["Not a valid choice."]}"#).unwrap();
         assert!(keyed_refusal(&other, &left, 9).is_none(), "a member sent");
+    }
+
+    #[test]
+    fn only_one_text_for_every_member_is_lent() {
+        let refusal = |errors: &[(&str, &str)]| KeyedRefusal {
+            ordinal: 1,
+            path: Vec::new(),
+            errors: (errors.iter())
+                .map(|(name, text)| ((*name).to_owned(), Json::String((*text).to_owned())))
+                .collect(),
+            unkeyed: Vec::new(),
+            inferred_from: None,
+        };
+        let tasks = refusal(&[("title", "required"), ("project", "required")]);
+        let people = refusal(&[("name", "required")]);
+        assert_eq!(
+            one_error([&tasks, &people].into_iter()),
+            Some(Json::String("required".to_owned()))
+        );
+        let own = refusal(&[("name", "A person needs a name")]);
+        assert_eq!(one_error([&tasks, &own].into_iter()), None, "texts differ");
+        assert_eq!(one_error(std::iter::empty()), None);
     }
 
     #[test]
