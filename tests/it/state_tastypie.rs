@@ -120,3 +120,38 @@ fn an_authors_delete_removes_the_books_holding_its_item_path() {
         assert_eq!(answer["status"] == 404, gone, "book {book}: {answer}");
     }
 }
+
+#[test]
+fn a_query_whose_page_lists_every_match_answers_the_complete_pages_links() {
+    // Probe-reads step 0: two poetry books. The plain list (the envelope a query is answered
+    // in) is a first default page whose `meta.next` links page 2; the build's filtered lines
+    // listing every match all showed `next: null`, `previous: null`.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_book", &[("genre", "poetry")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!(null), json!(null)),
+        "{answer}"
+    );
+    assert_eq!(meta["total_count"], 2, "{answer}");
+    let ids: Vec<&serde_json::Value> = answer["body"]["objects"]
+        .as_array()
+        .map(|objects| objects.iter().map(|object| &object["id"]).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, [&json!(9), &json!(13)], "{answer}");
+}
+
+#[test]
+fn a_name_refused_whatever_its_value_answers_its_recorded_refusal() {
+    // Build entry 94: `pages=300` answered 400 (tastypie allows no `exact` on `pages`); another
+    // value answers the same refusal, not an evaluated page.
+    let served = serve_corpus_app("tastypie");
+    let (answer, _) = call_with_strings(&served, "get_book", &[("pages", "250")]);
+    assert_eq!(answer["status"], 400, "{answer}");
+    assert_eq!(
+        answer["body"]["error"], "'exact' is not an allowed filter on the 'pages' field.",
+        "{answer}"
+    );
+}
