@@ -84,3 +84,74 @@ fn the_plain_author_list_counts_the_authors_left_after_a_delete() {
     assert_eq!(answer["body"]["meta"]["total_count"], 5, "{answer}");
     assert_eq!(answer["body"]["objects"].as_array().map(Vec::len), Some(5));
 }
+
+#[test]
+fn a_relation_held_as_an_item_path_filters_by_the_whole_id() {
+    // A loan holds its book as the book's item path (`"book": "/api/v1/book/12/"`); the build's
+    // `loan?book=1` (entry 29) names book 1 by id. Learned as a text match, `book=1` would also
+    // list loan 5, whose book 12's path holds a `1`: it is a link to the book by id.
+    let served = serve_corpus_app("tastypie");
+    for (tool, name) in [("get_loan", "book"), ("get_book", "author")] {
+        let role = query_model(&served, tool).role(name).cloned();
+        let Some(rea_state::model::QueryRole::Filter { field, op }) = role else {
+            panic!("{tool}: `{name}` is no filter: {role:?}");
+        };
+        let link = rea_state::link_filters::LinkField::parse(&field)
+            .unwrap_or_else(|| panic!("{tool}: `{name}` filters `{field}` {op}, not by link"));
+        assert_eq!((link.member.as_str(), op.as_str()), (name, "eq"), "{tool}");
+    }
+}
+
+#[test]
+fn an_authors_delete_removes_the_books_holding_its_item_path() {
+    // Build entries 84-86: author 7's delete, then `book?author=7` lists none of the book entry
+    // 82 created for her (tastypie's CASCADE). The books hold the author as an item path.
+    let served = serve_corpus_app("tastypie");
+    let tool = "delete_author_by_author_id";
+    let mut arguments = Map::new();
+    arguments.insert(path_parameter(&served, tool), json!("2"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer}");
+    let item = "get_book_by_book_id";
+    for (book, gone) in [("4", true), ("2", true), ("1", false)] {
+        let mut arguments = Map::new();
+        arguments.insert(path_parameter(&served, item), json!(book));
+        let (answer, _) = served.call(item, arguments);
+        assert_eq!(answer["status"] == 404, gone, "book {book}: {answer}");
+    }
+}
+
+#[test]
+fn a_query_whose_page_lists_every_match_answers_the_complete_pages_links() {
+    // Probe-reads step 0: two poetry books. The plain list (the envelope a query is answered
+    // in) is a first default page whose `meta.next` links page 2; the build's filtered lines
+    // listing every match all showed `next: null`, `previous: null`.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_book", &[("genre", "poetry")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!(null), json!(null)),
+        "{answer}"
+    );
+    assert_eq!(meta["total_count"], 2, "{answer}");
+    let ids: Vec<&serde_json::Value> = answer["body"]["objects"]
+        .as_array()
+        .map(|objects| objects.iter().map(|object| &object["id"]).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, [&json!(9), &json!(13)], "{answer}");
+}
+
+#[test]
+fn a_name_refused_whatever_its_value_answers_its_recorded_refusal() {
+    // Build entry 94: `pages=300` answered 400 (tastypie allows no `exact` on `pages`); another
+    // value answers the same refusal, not an evaluated page.
+    let served = serve_corpus_app("tastypie");
+    let (answer, _) = call_with_strings(&served, "get_book", &[("pages", "250")]);
+    assert_eq!(answer["status"], 400, "{answer}");
+    assert_eq!(
+        answer["body"]["error"], "'exact' is not an allowed filter on the 'pages' field.",
+        "{answer}"
+    );
+}

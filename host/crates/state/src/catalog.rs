@@ -761,8 +761,8 @@ fn add_refused_fields(
                 });
             }
             // The compared parameters keep their arguments; a value that is no number answers
-            // the recorded refusal.
-            RefusedForm::Typed => {}
+            // the recorded refusal, and an exactly refused name its recorded refusal.
+            RefusedForm::Typed | RefusedForm::Exact => {}
         }
     }
 }

@@ -62,6 +62,7 @@ pub mod held;
 pub mod instant;
 pub mod intake;
 pub mod inverse;
+pub mod item_uris;
 pub mod joins;
 pub mod link_filters;
 pub mod linkage_routes;

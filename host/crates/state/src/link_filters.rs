@@ -22,6 +22,12 @@
 //! punctuation (`project__code=SGB`, `project.code=SGB`: the tasks whose project's `code` is
 //! `SGB`) names the linked entities by that member alone, never by id
 //! ([`LinkField::key_only`], [`joined_name`]).
+//!
+//! A member holding its links as item paths of the linked type's collections
+//! (`"author": "/api/v1/author/2/"`, see [`crate::item_uris`]) links the ids those paths name:
+//! its filter compares the id a path names, never the path's text (`author=2` does not list
+//! the books of author 12). A parameter whose recorded values all name such links by id learns
+//! a link by id alone (an empty [`LinkField::key`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -40,7 +46,8 @@ pub struct LinkField {
     pub member: String,
     /// The linked entities' type (its collection template).
     pub target_type: String,
-    /// The linked entities' member a value may name them by.
+    /// The linked entities' member a value may name them by; empty when a value names them by
+    /// id alone (a member holding item paths, see the module docs).
     pub key: String,
     /// Whether a value names them by `key` alone, never by id (a parameter spelling the member
     /// and the key, see [`joined_name`]).
@@ -137,15 +144,41 @@ fn shown_text<'a>(entity: &'a Entity, member: &str) -> Option<&'a str> {
         })
 }
 
-/// The linked type's entities by id, each with its key member's text.
-type Targets<'a> = HashMap<&'a str, Option<&'a str>>;
+/// The linked type's entities by id, each with its key member's text, and the collections
+/// holding them (whose item paths name them, see [`crate::item_uris`]).
+struct Targets<'a> {
+    keys: HashMap<&'a str, Option<&'a str>>,
+    collections: BTreeSet<&'a str>,
+}
+
+impl Targets<'_> {
+    /// The held id a member's linked text names: the id itself, or an item path of one of the
+    /// type's collections naming a held id.
+    fn id_of<'t>(&self, text: &'t str) -> Option<&'t str> {
+        if self.keys.contains_key(text) {
+            return Some(text);
+        }
+        self.collections
+            .iter()
+            .filter_map(|collection| crate::item_uris::item_id(text, collection))
+            .find(|id| self.keys.contains_key(id))
+    }
+}
 
 /// The entities of `target_type` among `entities`: id → the text of their `key` member.
 fn targets<'a>(entities: impl Iterator<Item = &'a Entity>, link: &LinkField) -> Targets<'a> {
-    entities
-        .filter(|entity| entity.entity_type == link.target_type)
-        .map(|entity| (entity.id.as_str(), shown_text(entity, &link.key)))
-        .collect()
+    let mut targets = Targets {
+        keys: HashMap::new(),
+        collections: BTreeSet::new(),
+    };
+    for entity in entities.filter(|entity| entity.entity_type == link.target_type) {
+        let key = (!link.key.is_empty())
+            .then(|| shown_text(entity, &link.key))
+            .flatten();
+        targets.keys.insert(entity.id.as_str(), key);
+        targets.collections.insert(entity.collection.as_str());
+    }
+    targets
 }
 
 /// The items a filter's value names: split by `,` for `in`, the whole value for `eq`.
@@ -176,8 +209,9 @@ pub fn matches(field: &str, value: Option<&Json>, op: &str, argument: &str) -> O
 fn link_value(object: &Object, link: &LinkField, targets: &Targets<'_>) -> Option<Json> {
     let ids = linked_ids(object.get(&link.member)?)?;
     let mut texts = Vec::new();
-    for id in ids {
-        if let Some(Some(key)) = targets.get(id.as_str()) {
+    for linked in ids {
+        let id = targets.id_of(&linked).map_or(linked.clone(), str::to_owned);
+        if let Some(Some(key)) = targets.keys.get(id.as_str()) {
             texts.push(Json::String((*key).to_owned()));
         }
         if !link.key_only {
@@ -222,7 +256,8 @@ pub fn with_links<'a>(
 pub fn names_held(link: &LinkField, op: &str, argument: &str, entities: &[&Entity]) -> bool {
     let held = targets(entities.iter().copied(), link);
     items(op, argument).iter().all(|item| {
-        (!link.key_only && held.contains_key(item)) || held.values().any(|key| *key == Some(*item))
+        (!link.key_only && held.keys.contains_key(item))
+            || held.keys.values().any(|key| *key == Some(*item))
     })
 }
 
@@ -325,8 +360,10 @@ fn type_links(
         .filter(|entity| entity.entity_type == target)
         .collect();
     let ids: BTreeSet<&str> = of_type.iter().map(|entity| entity.id.as_str()).collect();
-    if !held_ids.iter().all(|id| ids.contains(id.as_str())) || !parts_of(objects, member, &of_type)
-    {
+    let Some(paths) = held_as_paths(held_ids, &of_type, &ids) else {
+        return Vec::new();
+    };
+    if !parts_of(objects, member, &of_type) {
         return Vec::new();
     }
     let keys: BTreeSet<&str> = of_type
@@ -341,7 +378,8 @@ fn type_links(
         .map(|(key, _)| key)
         .collect();
     let items: Vec<&str> = sent.iter().flat_map(|value| value.split(',')).collect();
-    keys.into_iter()
+    let keyed: Vec<LinkField> = keys
+        .into_iter()
         .filter(|shown| key.is_none_or(|key| key == *shown))
         .filter(|shown| {
             let named = |item: &str| {
@@ -359,7 +397,48 @@ fn type_links(
             key: shown.to_owned(),
             key_only: key.is_some(),
         })
-        .collect()
+        .collect();
+    let by_id_alone =
+        paths && keyed.is_empty() && key.is_none() && items.iter().all(|item| ids.contains(item));
+    if !by_id_alone {
+        return keyed;
+    }
+    vec![LinkField {
+        member: member.to_owned(),
+        target_type: target.to_owned(),
+        key: String::new(),
+        key_only: false,
+    }]
+}
+
+/// Whether the member links the type by item paths: `Some(true)` when every text it holds is a
+/// held id of the type or an item path of one of its collections naming one (see
+/// [`crate::item_uris`]), some of them a path; `Some(false)` when every text is a held id;
+/// `None` when some text names no held entity of the type.
+fn held_as_paths(
+    held_ids: &BTreeSet<String>,
+    of_type: &[&Entity],
+    ids: &BTreeSet<&str>,
+) -> Option<bool> {
+    let collections: BTreeSet<&str> = of_type
+        .iter()
+        .map(|entity| entity.collection.as_str())
+        .collect();
+    let mut paths = false;
+    for held in held_ids {
+        if ids.contains(held.as_str()) {
+            continue;
+        }
+        let named = collections
+            .iter()
+            .filter_map(|collection| crate::item_uris::item_id(held, collection))
+            .any(|id| ids.contains(id));
+        if !named {
+            return None;
+        }
+        paths = true;
+    }
+    Some(paths)
 }
 
 /// The filter roles a list's link parameters may play: `in` (any of the `,`-separated items)
@@ -608,5 +687,51 @@ mod tests {
         // A recorded value naming no entity by the key teaches nothing.
         let values = BTreeMap::from([("project__code".to_owned(), vec!["2".to_owned()])]);
         assert!(learn(&values, &objects, &refs).is_empty());
+    }
+
+    #[test]
+    fn a_link_held_as_an_item_path_filters_by_the_whole_id() {
+        let entities: Vec<Entity> = ["2", "12"]
+            .iter()
+            .map(|id| {
+                entity(
+                    "/api/author/",
+                    id,
+                    &format!(r#"{{"id": {id}, "name": "n{id}"}}"#),
+                )
+            })
+            .collect();
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"id": 1, "author": "/api/author/2/"}"#);
+        let b = json(r#"{"id": 2, "author": "/api/author/12/"}"#);
+        let objects = vec![a.as_object().unwrap(), b.as_object().unwrap()];
+        let values = BTreeMap::from([("author".to_owned(), vec!["2".to_owned()])]);
+        let learned = learn(&values, &objects, &refs);
+        let link = LinkField {
+            member: "author".into(),
+            target_type: "/api/author/".into(),
+            key: String::new(),
+            key_only: false,
+        };
+        assert_eq!(learned["author"], vec![link.clone()]);
+        let field = link.field();
+        assert_eq!(LinkField::parse(&field), Some(link.clone()));
+        let mut listed: Vec<Object> = objects.iter().map(|object| (*object).clone()).collect();
+        with_links(listed.iter_mut(), &BTreeSet::from([link.clone()]), &refs);
+        let matching = |argument: &str| -> Vec<bool> {
+            listed
+                .iter()
+                .map(|object| matches(&field, object.get(&field), "eq", argument) == Some(true))
+                .collect()
+        };
+        // `2` is a part of author 12's path, but names author 2 alone.
+        assert_eq!(matching("2"), [true, false]);
+        assert_eq!(matching("12"), [false, true]);
+        assert!(names_held(&link, "eq", "12", &refs));
+        assert!(!names_held(&link, "eq", "1", &refs), "no author 1 is held");
+        // Bare ids name no key member: nothing learned, as before.
+        let bare = json(r#"{"id": 1, "author": 2}"#);
+        let learned = learn(&values, &[bare.as_object().unwrap()], &refs);
+        assert!(learned.is_empty());
     }
 }

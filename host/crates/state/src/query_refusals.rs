@@ -18,9 +18,17 @@
 //! `{"priority__gte": ["Enter a number."]}`): the failed call's one parameter is a comparison
 //! filter of the list's query model (`eq`, `ne`, `gt`, `gte`, `lt`, `lte`) over a field every
 //! entity of the listed type holding it holds as a number, its value is no number, and the
-//! answer names the parameter (as a member or a word). Served for any such filter of the tool
+//! answer names the parameter (as a member or a word) or spells neither it nor the value (tastypie's
+//! `year__gte=abc`: `Invalid resource lookup data provided (mismatched type).`). Served for any such filter of the tool
 //! given a value that is no number, the recorded parameter renamed to the called one (members
 //! and words), where the view would otherwise compare the texts.
+//!
+//! A fourth form refuses one name whatever its value (`pages=300`, answered `400` `{"error":
+//! "'exact' is not an allowed filter on the 'pages' field."}`): the failed call's one parameter
+//! is a field the entities hold, spelled whole by the answer (its value not), which no
+//! successful read named. Served, the recorded answer unchanged, for a call naming that parameter, where
+//! the view would otherwise evaluate it as equality (the application's own refusal of a
+//! lookup; one app: django-tastypie).
 //!
 //! Learned from the recordings only (the words a failed and a successful read named and the
 //! members the state's entities hold), never from names.
@@ -59,6 +67,10 @@ pub enum RefusedForm {
     /// A comparison filter of a number field given a value that is no number (the refusal's
     /// `field` is the refused parameter's name).
     Typed,
+    /// One name refused whatever its value: a held field's bare name no successful read named,
+    /// its refusal spelling the field and not the value (`pages=300` refused: the application
+    /// allows no equality on it); `field` is the refused name.
+    Exact,
 }
 
 /// The operators comparing a field with one value.
@@ -227,8 +239,8 @@ fn named_field(
                 .into_iter()
                 .find(|field| !held.contains(field))
         }
-        // A value refusal names no field (see [`typed_answer`]).
-        RefusedForm::Typed => None,
+        // A value refusal names no field (see [`typed_answer`]); an exact one names its own.
+        RefusedForm::Typed | RefusedForm::Exact => None,
     }
 }
 
@@ -280,7 +292,7 @@ fn shown_form(
             .flat_map(|observation| observation.query.iter().flatten())
     };
     let form = match form {
-        RefusedForm::Typed => return None,
+        RefusedForm::Typed | RefusedForm::Exact => return None,
         RefusedForm::Name { .. } => form,
         RefusedForm::Value { parameter, .. } => {
             let marked = pairs()
@@ -304,7 +316,7 @@ fn shown_form(
             } => (name == parameter)
                 .then(|| value_fields(value, descending.as_deref()))
                 .flatten(),
-            RefusedForm::Typed => None,
+            RefusedForm::Typed | RefusedForm::Exact => None,
         };
         match fields {
             Some(fields) if fields.iter().all(|field| held.contains(field)) => shown = true,
@@ -326,8 +338,23 @@ fn typed_refusal(
     let of_type = entities
         .iter()
         .filter(|entity| entity.entity_type == list.entity_type);
-    (!is_number(value) && holds_numbers(of_type, field) && names_parameter(answer, name))
-        .then(|| name.to_owned())
+    let named = names_parameter(answer, name) || !spells_word(answer, value);
+    (!is_number(value) && holds_numbers(of_type, field) && named).then(|| name.to_owned())
+}
+
+/// The name a failed pair shows refused whatever its value (see [`RefusedForm::Exact`]): a held
+/// field the answer spells whole, its value not, and no success named.
+fn exact_refusal(
+    successes: &[&Observation],
+    held: &BTreeSet<String>,
+    (name, value): (&str, &str),
+    answer: &Json,
+) -> bool {
+    let named = successes
+        .iter()
+        .flat_map(|observation| observation.query.iter().flatten())
+        .any(|(sent, _)| sent == name);
+    held.contains(name) && spells_word(answer, name) && !spells_word(answer, value) && !named
 }
 
 /// The refusals one list view's failed reads teach (see the module docs).
@@ -382,6 +409,14 @@ fn derive_one(
                 entity_type: list.entity_type.clone(),
                 form: form.clone(),
                 field: field.clone(),
+                ordinal: failed.ordinal,
+            });
+        } else if shown.is_empty() && exact_refusal(&successes, &held, (name, value), answer) {
+            learned.push(QueryRefusal {
+                tool: view.tool.clone(),
+                entity_type: list.entity_type.clone(),
+                form: RefusedForm::Exact,
+                field: name.clone(),
                 ordinal: failed.ordinal,
             });
         }
@@ -456,6 +491,15 @@ pub(crate) fn answer(
             continue;
         };
         for refusal in &refusals {
+            if refusal.form == RefusedForm::Exact && refusal.field == *name {
+                return Some(crate::missing::renamed_answer(
+                    service.kept(refusal.ordinal)?,
+                    &[],
+                    service.replay_evidence_id(),
+                    false,
+                    StateSource::state("query-refused", None),
+                ));
+            }
             if refusal.form == RefusedForm::Typed {
                 if let Some(refused) = typed_answer(service, refusal, (name, value)) {
                     return Some(refused);
@@ -655,5 +699,29 @@ mod tests {
         assert!(crate::families::matches(&pattern, "filter[weight]"));
         assert!(!crate::families::matches(&pattern, "filter[weight.gte]"));
         assert!(!crate::families::matches(&pattern, "xfilter[weight]"));
+    }
+
+    #[test]
+    fn an_exact_refusal_names_a_held_field_no_success_named_and_not_its_value() {
+        use crate::test_support::read_observation;
+        let answer =
+            Json::parse(br#"{"error": "'exact' is not an allowed filter on the 'pages' field."}"#)
+                .expect("json");
+        let held = held(&["title", "pages"]);
+        let filtered = read_observation(1, "/books", &[("pages__gte", "300")], "[]");
+        let successes = [&filtered];
+        assert!(exact_refusal(&successes, &held, ("pages", "300"), &answer));
+        // A field the entities do not hold, a refusal spelling the value, or a name a success
+        // named teaches no exact refusal.
+        assert!(!exact_refusal(
+            &successes,
+            &held,
+            ("weight", "300"),
+            &answer
+        ));
+        let valued = Json::parse(br#"{"error": "pages: 'abc' is no number"}"#).expect("json");
+        assert!(!exact_refusal(&successes, &held, ("pages", "abc"), &valued));
+        let named = read_observation(2, "/books", &[("pages", "312")], "[]");
+        assert!(!exact_refusal(&[&named], &held, ("pages", "300"), &answer));
     }
 }

@@ -2144,7 +2144,7 @@ impl StateService {
     /// filters, nor when one counts the matches or the members listed (never told apart) and the
     /// call's page leaves matches out, nor when `base`, another query's line (`own` false), holds a member lines showed
     /// with values of their own (a next cursor) unless the call's page lists every match and
-    /// `base` holds the one value every such page showed.
+    /// every such page showed one value there (set by [`Self::set_complete_members`]).
     fn envelope_known(
         &self,
         model: &QueryModel,
@@ -2173,8 +2173,29 @@ impl StateService {
             .all(|member| match body.pointer(&member.pointer) {
                 _ if member.offset || member.size || member.echo.is_some() => true,
                 None => true,
-                Some(held) => !partial && member.complete.as_slice() == [held.clone()],
+                Some(_) => !partial && member.complete.len() == 1,
             })
+    }
+
+    /// Sets the envelope members the lines whose page listed every match showed one value in
+    /// (`next: null`, see [`crate::model::PagedMember::complete`]) to that value, when the
+    /// call's page lists every match too: the base line, another query's (a first default page
+    /// linking the next), may hold another.
+    fn set_complete_members(body: &mut Json, model: &QueryModel, partial: bool) {
+        if partial {
+            return;
+        }
+        for member in &model.paged_members {
+            let [complete] = member.complete.as_slice() else {
+                continue;
+            };
+            if member.offset || member.size || member.echo.is_some() {
+                continue;
+            }
+            if let Some(slot) = crate::render::pointer_mut(body, &member.pointer) {
+                *slot = complete.clone();
+            }
+        }
     }
 
     /// The query evaluated over the state with the list's model (extended by the terms a query
@@ -2239,6 +2260,11 @@ impl StateService {
             return Err("unrecorded-request");
         };
         Self::set_computed_members(&mut body, model, (pairs, linked))?;
+        Self::set_complete_members(
+            &mut body,
+            model,
+            evaluated.members.len() < evaluated.matched,
+        );
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,

@@ -1093,15 +1093,19 @@ impl LiveState {
         self.referrers.keep(entity_type, field, members);
     }
 
-    /// The held entities holding `text` at any of these (type, top-level field) pairs, in state
-    /// order, each once; `None` when [`LiveState::keep_referrers`] does not keep one of them.
+    /// The held entities holding one of `texts` at any of these (type, top-level field) pairs,
+    /// in state order, each once; `None` when [`LiveState::keep_referrers`] does not keep one of
+    /// them.
     pub fn referring<'a>(
         &self,
         fields: impl IntoIterator<Item = (&'a str, &'a str)>,
-        text: &str,
+        texts: &[String],
     ) -> Option<Vec<&Entity>> {
         let mut held: BTreeMap<u64, &Entity> = BTreeMap::new();
-        for (entity_type, field) in fields {
+        let pairs = fields
+            .into_iter()
+            .flat_map(|field| texts.iter().map(move |text| (field, text)));
+        for ((entity_type, field), text) in pairs {
             for (collection, id) in self.referrers.referring(entity_type, field, text)? {
                 let key = (entity_type.to_owned(), collection.clone(), id.clone());
                 if let Some(index) = self.index.get(&key) {

@@ -36,6 +36,17 @@ use crate::store::LiveState;
 /// its name, a member nested in object members by its JSON pointer
 /// (`/attributes/assignee_id`; see [`member_at`]).
 pub(super) fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
+    members_naming(fields, identity, ("", id))
+}
+
+/// The members of `fields` (its identity left out) naming the entity `id` of `collection`: as
+/// [`members_holding`], a member holding the id or the entity's item path as text
+/// (`"author": "/api/v1/author/7/"`, see [`crate::item_uris`]).
+pub(super) fn members_naming(
+    fields: &Json,
+    identity: &str,
+    (collection, id): (&str, &str),
+) -> Vec<String> {
     let Json::Object(object) = fields else {
         return Vec::new();
     };
@@ -46,8 +57,8 @@ pub(super) fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<St
         }
         let escaped = format!("/{}", escape_pointer_segment(name));
         if matches!(value, Json::Object(_)) {
-            nested_holding(value, &escaped, id, &mut found);
-        } else if scalar_text(value).is_some_and(|text| text == id) {
+            nested_holding(value, &escaped, (collection, id), &mut found);
+        } else if scalar_text(value).is_some_and(|text| names(&text, collection, id)) {
             // A name that reads as a pointer is spelled as one.
             found.push(if name.starts_with('/') {
                 escaped
@@ -59,18 +70,24 @@ pub(super) fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<St
     found
 }
 
-/// The pointers below `at` of the scalar members nested in object members holding `id` as text.
-fn nested_holding(value: &Json, at: &str, id: &str, found: &mut Vec<String>) {
+/// Whether a member's text names the entity `id` of `collection`: the id, or its item path.
+fn names(text: &str, collection: &str, id: &str) -> bool {
+    crate::item_uris::names(text, collection, id)
+}
+
+/// The pointers below `at` of the scalar members nested in object members naming the entity
+/// `id` of `collection` (see [`members_naming`]).
+fn nested_holding(value: &Json, at: &str, deleted: (&str, &str), found: &mut Vec<String>) {
     match value {
         Json::Object(object) => {
             for (name, inner) in object.iter() {
                 let pointer = format!("{at}/{}", escape_pointer_segment(name));
-                nested_holding(inner, &pointer, id, found);
+                nested_holding(inner, &pointer, deleted, found);
             }
         }
         Json::Array(_) => {}
         scalar => {
-            if scalar_text(scalar).is_some_and(|text| text == id) {
+            if scalar_text(scalar).is_some_and(|text| names(&text, deleted.0, deleted.1)) {
                 found.push(at.to_owned());
             }
         }
@@ -162,7 +179,7 @@ pub(crate) fn observed(
     sim: &LiveState,
     call: &Call,
 ) -> Vec<ObservedDependent> {
-    let (Some((deleted_type, _, id)), Some(_)) = (&call.key, &call.before) else {
+    let (Some((deleted_type, deleted_collection, id)), Some(_)) = (&call.key, &call.before) else {
         return Vec::new();
     };
     let mut seen: HashSet<(String, String)> = HashSet::new();
@@ -188,7 +205,7 @@ pub(crate) fn observed(
                     identity: &info.identity,
                     list_pointer: &list.list_pointer,
                 };
-                for dependent in listing.dependents(sim, read, id) {
+                for dependent in listing.dependents(sim, read, (deleted_collection, id)) {
                     if seen.insert((list_type.clone(), dependent.0)) {
                         dependents.push(dependent.1);
                     }
@@ -214,7 +231,7 @@ pub(crate) fn observed(
         let Some(held) = held(sim, &item.entity_type, &collection, &read_id) else {
             continue;
         };
-        let fields = members_holding(&held.fields, &info.identity, id);
+        let fields = members_naming(&held.fields, &info.identity, (deleted_collection, id));
         if fields.is_empty() {
             continue;
         }
@@ -239,17 +256,21 @@ struct Listing<'a> {
 }
 
 impl Listing<'_> {
-    /// The held entities of the read's collection holding `id` in a member, each with its id and
-    /// what the read showed of it; none unless the read is of the whole collection (no query, a
-    /// success, listing every other held entity of the collection).
+    /// The held entities of the read's collection naming the deleted entity (its collection and
+    /// id) in a member, each with its id and what the read showed of it; none unless the read is
+    /// of the whole collection (no query, a success, listing every other held entity of the
+    /// collection), or filters it by such a member alone (see [`Listing::filtered_dependents`]).
     fn dependents(
         &self,
         sim: &LiveState,
         read: &Observation,
-        id: &str,
+        deleted: (&str, &str),
     ) -> Vec<(String, ObservedDependent)> {
-        if !read.is_success() || !read.pairs().is_empty() {
+        if !read.is_success() {
             return Vec::new();
+        }
+        if !read.pairs().is_empty() {
+            return self.filtered_dependents(sim, read, deleted);
         }
         let Some(collection) = listed_collection(&read.path, self.entity_type) else {
             return Vec::new();
@@ -267,7 +288,7 @@ impl Listing<'_> {
                 .iter()
                 .find(|(listed_id, _)| *listed_id == held.id)
                 .map(|(_, object)| *object);
-            let fields = members_holding(&held.fields, self.identity, id);
+            let fields = members_naming(&held.fields, self.identity, deleted);
             if fields.is_empty() {
                 // Every other held entity is listed, or the read may be one page of many.
                 if shown.is_none() {
@@ -289,6 +310,49 @@ impl Listing<'_> {
             ));
         }
         dependents
+    }
+}
+
+impl Listing<'_> {
+    /// The held entities of the read's collection naming the deleted entity in the member its
+    /// one query parameter names, the parameter's value the deleted id (`book?author=7` after
+    /// author 7's delete), each as absent, when the read lists nothing: an empty answer to that
+    /// filter is no page of many, so every entity it would list is gone. None otherwise (a read
+    /// listing some may be one page of many).
+    fn filtered_dependents(
+        &self,
+        sim: &LiveState,
+        read: &Observation,
+        deleted: (&str, &str),
+    ) -> Vec<(String, ObservedDependent)> {
+        let [(member, value)] = read.pairs() else {
+            return Vec::new();
+        };
+        let listed = observe::members(read, self.list_pointer);
+        if value != deleted.1 || !listed.is_empty() {
+            return Vec::new();
+        }
+        let Some(collection) = listed_collection(&read.path, self.entity_type) else {
+            return Vec::new();
+        };
+        sim.collection(self.entity_type, &collection)
+            .into_iter()
+            .filter(|held| {
+                held.fields
+                    .get(member)
+                    .and_then(scalar_text)
+                    .is_some_and(|text| names(&text, deleted.0, deleted.1))
+            })
+            .map(|held| {
+                let dependent = ObservedDependent {
+                    entity_type: self.entity_type.to_owned(),
+                    fields: members_naming(&held.fields, self.identity, deleted),
+                    before: to_value(&held.fields),
+                    after: None,
+                };
+                (held.id.clone(), dependent)
+            })
+            .collect()
     }
 }
 
@@ -334,7 +398,8 @@ fn candidates<'a>(
     let fields = effects
         .iter()
         .map(|effect| (effect.entity_type.as_str(), effect.field.as_str()));
-    match state.referring(fields, &deleted.id) {
+    let spellings = crate::item_uris::spellings(&deleted.collection, &deleted.id);
+    match state.referring(fields, &spellings) {
         Some(referring) => Box::new(referring.into_iter()),
         None => Box::new(state.entities()),
     }
@@ -368,7 +433,7 @@ pub(crate) fn changed(
                 && entity.entity_type != deleted.entity_type
                 && member_at(&entity.fields, &effect.field)
                     .and_then(scalar_text)
-                    .is_some_and(|text| text == deleted.id)
+                    .is_some_and(|text| names(&text, &deleted.collection, &deleted.id))
         }) else {
             continue;
         };
@@ -560,5 +625,53 @@ mod tests {
         assert!(changed(&state, &post, &[]).is_empty());
         let fields = Json::parse(br#"{"id":"5","postId":5,"title":"5x"}"#).expect("json");
         assert_eq!(members_holding(&fields, "id", "5"), ["postId"]);
+    }
+
+    #[test]
+    fn a_member_holding_the_deleted_entitys_item_path_is_a_dependent() {
+        let author = entity("/api/author", "/api/author/", "7", r#"{"id": 7}"#);
+        let held = vec![
+            author.clone(),
+            entity(
+                "/api/book",
+                "/api/book/",
+                "1",
+                r#"{"id": 1, "author": "/api/author/7/"}"#,
+            ),
+            entity(
+                "/api/book",
+                "/api/book/",
+                "2",
+                r#"{"id": 2, "author": "/api/author/17/"}"#,
+            ),
+            entity("/api/book", "/api/book/", "3", r#"{"id": 3, "author": 7}"#),
+        ];
+        let fields = &held[1].fields;
+        assert_eq!(
+            members_naming(fields, "id", ("/api/author/", "7")),
+            ["author"]
+        );
+        assert!(
+            members_holding(fields, "id", "7").is_empty(),
+            "no collection, no path"
+        );
+        let effects = [DependentEffect {
+            entity_type: "/api/book".to_owned(),
+            field: "author".to_owned(),
+            action: DependentAction::Remove,
+        }];
+        let mut state = LiveState::new(held, Vec::new());
+        let walked = changed(&state, &author, &effects);
+        let ids: Vec<&str> = walked
+            .iter()
+            .map(|(before, _)| before.id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            ["1", "3"],
+            "author 17's path holds a 7, but names author 17"
+        );
+        state.keep_referrers("/api/book", "author");
+        assert_eq!(changed(&state, &author, &effects), walked);
     }
 }
