@@ -573,26 +573,7 @@ pub(crate) fn derive_write_plans(
     rules: &RuleSet,
 ) -> (Vec<WritePlan>, Vec<RelatedWrite>, confirm::Unmodelled) {
     let views = Views::new(manifest, timeline, state);
-    // Pass 1 (`target`, `action`): one draft per write tool.
-    let writes: Vec<(usize, Classified)> = manifest
-        .tools
-        .iter()
-        .enumerate()
-        .filter(|(index, tool)| timeline.is_write(manifest, *index) && tool.inferred_from.is_none())
-        .map(|(index, tool)| (index, target::classify(tool, state)))
-        .collect();
-    let actions = action::propose(manifest, &writes, rules);
-    let mut drafts: Vec<Draft> = writes
-        .into_iter()
-        .zip(actions)
-        .map(|((index, classified), proposed)| {
-            let proposed = proposed
-                .or_else(|| action::revision_route(manifest, timeline, &views, index, &classified));
-            let classified =
-                action::resolve(manifest, timeline, &views, index, (classified, proposed));
-            Draft::new(manifest, index, timeline, &views, classified)
-        })
-        .collect();
+    let mut drafts = draft_writes(manifest, timeline, state, &views, rules);
     if drafts.is_empty() {
         return (Vec::new(), Vec::new(), Default::default());
     }
@@ -646,6 +627,36 @@ pub(crate) fn derive_write_plans(
         (&mut plans, &mut related),
     );
     (plans, related, unmodelled)
+}
+
+/// Pass 1 (`target`, `action`): one draft per write tool the recording wrote through (inferred
+/// tools drafted by none), its target classified and its action proposed and resolved.
+fn draft_writes(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    state: &StateView,
+    views: &Views,
+    rules: &RuleSet,
+) -> Vec<Draft> {
+    let writes: Vec<(usize, Classified)> = manifest
+        .tools
+        .iter()
+        .enumerate()
+        .filter(|(index, tool)| timeline.is_write(manifest, *index) && tool.inferred_from.is_none())
+        .map(|(index, tool)| (index, target::classify(tool, state)))
+        .collect();
+    let actions = action::propose(manifest, &writes, rules);
+    writes
+        .into_iter()
+        .zip(actions)
+        .map(|((index, classified), proposed)| {
+            let proposed = proposed
+                .or_else(|| action::revision_route(manifest, timeline, views, index, &classified));
+            let classified =
+                action::resolve(manifest, timeline, views, index, (classified, proposed));
+            Draft::new(manifest, index, timeline, views, classified)
+        })
+        .collect()
 }
 
 /// After the replay: each plan no pass withheld is served; a document write without a target
