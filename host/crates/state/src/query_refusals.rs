@@ -17,18 +17,18 @@
 //! A third form refuses a value, not a name (`priority__gte=high`, answered `400`
 //! `{"priority__gte": ["Enter a number."]}`): the failed call's one parameter is a comparison
 //! filter of the list's query model (`eq`, `ne`, `gt`, `gte`, `lt`, `lte`) over a field every
-//! entity of the listed type holding it holds as a number, its value is no number, and the
-//! answer names the parameter (as a member or a word) or spells neither it nor the value (tastypie's
-//! `year__gte=abc`: `Invalid resource lookup data provided (mismatched type).`). Served for any such filter of the tool
-//! given a value that is no number, the recorded parameter renamed to the called one (members
-//! and words), where the view would otherwise compare the texts.
+//! entity of the listed type holding it holds as a number, its value is no number, and the answer
+//! names the parameter (as a member or a word) or spells neither it nor the value (tastypie's
+//! `year__gte=abc`: `Invalid resource lookup data provided (mismatched type).`). Served for any
+//! such filter of the tool given a value that is no number, the recorded parameter renamed to the
+//! called one (members and words), where the view would otherwise compare the texts.
 //!
 //! A fourth form refuses one name whatever its value (`pages=300`, answered `400` `{"error":
-//! "'exact' is not an allowed filter on the 'pages' field."}`): the failed call's one parameter
-//! is a field the entities hold, spelled whole by the answer (its value not), which no
-//! successful read named. Served, the recorded answer unchanged, for a call naming that parameter, where
-//! the view would otherwise evaluate it as equality (the application's own refusal of a
-//! lookup; one app: django-tastypie).
+//! "'exact' is not an allowed filter on the 'pages' field."}`): the failed call's one parameter is
+//! a field the entities hold, spelled whole by the answer (its value not), which no successful read
+//! named. Served, the recorded answer unchanged, for a call naming that parameter, where the view
+//! would otherwise evaluate it as equality (the application's own refusal of a lookup; one app:
+//! django-tastypie).
 //!
 //! Learned from the recordings only (the words a failed and a successful read named and the
 //! members the state's entities hold), never from names.
