@@ -4,9 +4,62 @@
 //! held by companion parameters (`priority=2&priority__operator=gte`, `title__match=ends`,
 //! `due__operator=not_null`), which `field-affixes` splits into filter terms
 //! (`rea_plugin_query_grammar::companion`), the companion's affix read from the call.
+//! Its creates answer the generated id alone in a list of one object (`[{"id": 15}]`), the
+//! created row shown by the item read after it, or only by a list filtered by one of its fields
+//! (`?project=5`): the create is learned and served (`writes::observe::find_entity`,
+//! `whole_members_list`).
+
+use serde_json::json;
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_query_lists::assert_state_answers;
+use crate::state_support::{
+    Served, call_with_strings, live_answer, path_parameter, serve_corpus_app, with_body,
+};
+
+/// Calls a write tool with a JSON body (and the item's id), asserting it is served.
+fn write(
+    served: &Served,
+    tool: &str,
+    id: Option<&str>,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let mut arguments = with_body(served, tool, body);
+    if let Some(id) = id {
+        arguments.insert(path_parameter(served, tool), json!(id));
+    }
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{tool}: {answer}");
+    answer
+}
+
+/// Reads an item by id, asserting an answer.
+fn read_item(served: &Served, tool: &str, id: &str) -> serde_json::Value {
+    let parameter = path_parameter(served, tool);
+    let (answer, is_error) = call_with_strings(served, tool, &[(&parameter, id)]);
+    assert!(!is_error, "{tool}: {answer}");
+    answer
+}
+
+#[test]
+fn creates_answering_their_id_in_a_list_of_one_are_served() {
+    // probe-crud 0-1: a task's create answers `[{"id": 15}]`, its read every sent field, the
+    // frozen clock's `created_at` and the next id (build entries 64-65 show it).
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    let answer = write(&served, "post_tasks", None, task);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 0).1);
+    let answer = read_item(&served, "get_tasks_by_task_id", "15");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 1).1);
+    // probe-crud 34-35: a project's create, which the build read only through the project list
+    // and the tasks filtered by it (entries 86-88), never by id.
+    let project = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    let answer = write(&served, "post_projects", None, project);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 34).1);
+    let answer = read_item(&served, "get_projects_by_project_id", "5");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 35).1);
+}
 
 #[test]
 fn operator_companions_answer_from_the_state() {
