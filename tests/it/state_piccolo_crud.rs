@@ -143,3 +143,21 @@ fn a_default_page_without_a_count_is_learned_from_its_second_page_newest_first()
         ],
     );
 }
+
+#[test]
+fn a_patch_answers_its_own_row_less_the_identity() {
+    // PiccoloCRUD's PATCH answers the updated row without `id` (build entry 68, task 15's):
+    // the served answer is the patched task's own row (probe-crud 12: task 6; 50: task 4), not
+    // the recorded task's members the body did not send.
+    let served = serve_corpus_app("piccolo");
+    let answer = write(
+        &served,
+        "patch_tasks_by_task_id",
+        Some("6"),
+        json!({"status": "done"}),
+    );
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 12).1);
+    let body = json!({"status": "done", "assignee": 4});
+    let answer = write(&served, "patch_tasks_by_task_id", Some("4"), body);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 50).1);
+}
