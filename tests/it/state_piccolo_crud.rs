@@ -161,3 +161,27 @@ fn a_patch_answers_its_own_row_less_the_identity() {
     let answer = write(&served, "patch_tasks_by_task_id", Some("4"), body);
     assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 50).1);
 }
+
+#[test]
+fn count_reads_count_the_lists_matches_through_operator_companions() {
+    // `/api/tasks/count/` answers `{count, page_size}`: the count of what the task list selects
+    // (build entries 47-49), its operator companions split as the list reads them, and after a
+    // served create too (probe-crud 0 then 4).
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks_count",
+        &[
+            "GET /api/tasks/count/?status=done",
+            "GET /api/tasks/count/?project=2&priority=2&priority__operator=gte",
+        ],
+    );
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let (answer, is_error) = call_with_strings(&served, "get_tasks_count", &[("project", "2")]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 4).1);
+}
