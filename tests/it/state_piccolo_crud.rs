@@ -185,3 +185,19 @@ fn count_reads_count_the_lists_matches_through_operator_companions() {
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 4).1);
 }
+
+#[test]
+fn people_list_newest_first_and_a_created_person_comes_first() {
+    // The plain people list (build entry 4) lists every person id descending: the default sort
+    // `-id`, so a created person is listed first (probe-crud 20, 22), and the PATCH the build's
+    // `role=designer` read confirms is served (probe-crud 23).
+    let served = serve_corpus_app("piccolo");
+    let person = json!({"name": "Oskar Lind", "email": "oskar@example.test", "role": "manager"});
+    write(&served, "post_people", None, person);
+    let (answer, is_error) = call_with_strings(&served, "get_people", &[("role", "manager")]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 22).1);
+    let body = json!({"email": "oskar.lind@example.test"});
+    let answer = write(&served, "patch_people_by_people_id", Some("6"), body);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 23).1);
+}
