@@ -4,9 +4,62 @@
 //! held by companion parameters (`priority=2&priority__operator=gte`, `title__match=ends`,
 //! `due__operator=not_null`), which `field-affixes` splits into filter terms
 //! (`rea_plugin_query_grammar::companion`), the companion's affix read from the call.
+//! Its creates answer the generated id alone in a list of one object (`[{"id": 15}]`), the
+//! created row shown by the item read after it, or only by a list filtered by one of its fields
+//! (`?project=5`): the create is learned and served (`writes::observe::find_entity`,
+//! `whole_members_list`).
+
+use serde_json::json;
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_query_lists::assert_state_answers;
+use crate::state_support::{
+    Served, call_with_strings, live_answer, path_parameter, serve_corpus_app, with_body,
+};
+
+/// Calls a write tool with a JSON body (and the item's id), asserting it is served.
+fn write(
+    served: &Served,
+    tool: &str,
+    id: Option<&str>,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let mut arguments = with_body(served, tool, body);
+    if let Some(id) = id {
+        arguments.insert(path_parameter(served, tool), json!(id));
+    }
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{tool}: {answer}");
+    answer
+}
+
+/// Reads an item by id, asserting an answer.
+fn read_item(served: &Served, tool: &str, id: &str) -> serde_json::Value {
+    let parameter = path_parameter(served, tool);
+    let (answer, is_error) = call_with_strings(served, tool, &[(&parameter, id)]);
+    assert!(!is_error, "{tool}: {answer}");
+    answer
+}
+
+#[test]
+fn creates_answering_their_id_in_a_list_of_one_are_served() {
+    // probe-crud 0-1: a task's create answers `[{"id": 15}]`, its read every sent field, the
+    // frozen clock's `created_at` and the next id (build entries 64-65 show it).
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    let answer = write(&served, "post_tasks", None, task);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 0).1);
+    let answer = read_item(&served, "get_tasks_by_task_id", "15");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 1).1);
+    // probe-crud 34-35: a project's create, which the build read only through the project list
+    // and the tasks filtered by it (entries 86-88), never by id.
+    let project = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    let answer = write(&served, "post_projects", None, project);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 34).1);
+    let answer = read_item(&served, "get_projects_by_project_id", "5");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 35).1);
+}
 
 #[test]
 fn operator_companions_answer_from_the_state() {
@@ -89,4 +142,62 @@ fn a_default_page_without_a_count_is_learned_from_its_second_page_newest_first()
             "GET /api/tasks/?__page=5",
         ],
     );
+}
+
+#[test]
+fn a_patch_answers_its_own_row_less_the_identity() {
+    // PiccoloCRUD's PATCH answers the updated row without `id` (build entry 68, task 15's):
+    // the served answer is the patched task's own row (probe-crud 12: task 6; 50: task 4), not
+    // the recorded task's members the body did not send.
+    let served = serve_corpus_app("piccolo");
+    let answer = write(
+        &served,
+        "patch_tasks_by_task_id",
+        Some("6"),
+        json!({"status": "done"}),
+    );
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 12).1);
+    let body = json!({"status": "done", "assignee": 4});
+    let answer = write(&served, "patch_tasks_by_task_id", Some("4"), body);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 50).1);
+}
+
+#[test]
+fn count_reads_count_the_lists_matches_through_operator_companions() {
+    // `/api/tasks/count/` answers `{count, page_size}`: the count of what the task list selects
+    // (build entries 47-49), its operator companions split as the list reads them, and after a
+    // served create too (probe-crud 0 then 4).
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks_count",
+        &[
+            "GET /api/tasks/count/?status=done",
+            "GET /api/tasks/count/?project=2&priority=2&priority__operator=gte",
+        ],
+    );
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let (answer, is_error) = call_with_strings(&served, "get_tasks_count", &[("project", "2")]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 4).1);
+}
+
+#[test]
+fn people_list_newest_first_and_a_created_person_comes_first() {
+    // The plain people list (build entry 4) lists every person id descending: the default sort
+    // `-id`, so a created person is listed first (probe-crud 20, 22), and the PATCH the build's
+    // `role=designer` read confirms is served (probe-crud 23).
+    let served = serve_corpus_app("piccolo");
+    let person = json!({"name": "Oskar Lind", "email": "oskar@example.test", "role": "manager"});
+    write(&served, "post_people", None, person);
+    let (answer, is_error) = call_with_strings(&served, "get_people", &[("role", "manager")]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 22).1);
+    let body = json!({"email": "oskar.lind@example.test"});
+    let answer = write(&served, "patch_people_by_people_id", Some("6"), body);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 23).1);
 }

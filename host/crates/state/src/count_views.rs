@@ -8,9 +8,12 @@
 //! anything else (a sort, a page), or one its grammar cannot evaluate, answers `not_modelled`.
 //!
 //! Learned once the lists' query grammars are (see [`crate::derive`]), from the tool's checked
-//! lines (those before a write related to the list's type): every one answers an object whose
-//! one member holds a non-negative integer, the same member on every line, and at least one
-//! line was checked.
+//! lines (those before a write related to the list's type): every one answers an object one of
+//! whose members holds a non-negative integer, the same member on every line, and at least one
+//! line was checked. Members beside the count (PiccoloCRUD's `{"count": 14, "page_size": 6}`
+//! at `/api/tasks/count/`, a path with a trailing slash under the list's `/api/tasks/`) must be
+//! the same on every checked line, and are answered as recorded; of two integer members, the one
+//! that counts the list's matches on every line is the count.
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
@@ -23,8 +26,12 @@ use crate::derive::entities::collection_key;
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline};
 use crate::recorded::{NotModelled, RecordingUnusable};
+use crate::rules::RuleSet;
 use crate::service::StateService;
-use crate::writes::selected::{count_answer, list_spelled, nesting, selecting};
+use crate::writes::selected::{list_spelled, nesting, selecting};
+
+/// The members a count's answer shows beside the number, in the answer's order.
+pub type Beside = Vec<(String, Json)>;
 
 /// A count view (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,9 +43,20 @@ pub struct CountView {
     pub list_tool: String,
     /// The member holding the number.
     pub member: String,
+    /// The members every checked line showed beside the number, the same on each (in the
+    /// answer's order, the number's place among them kept by `member_at`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beside: Beside,
+    /// The number's place among the answer's members.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub member_at: usize,
     /// The wrapper the list nests the count's query names in (`filter`), when it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nesting: Option<String>,
+    /// Whether the count's queries are read with the query grammars' expressions split into
+    /// terms (a field's operator companion, see [`expanded`]), as its checked lines needed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expands: bool,
     /// The sibling list's query model, evaluated over the held entities.
     pub model: QueryModel,
     /// The record whose status and headers answers are given in (the latest checked line).
@@ -65,6 +83,7 @@ pub(crate) fn derive(
     timeline: &Timeline,
     entities: &[Entity],
     views: &mut [ReadView],
+    rules: &RuleSet,
 ) {
     for index in 0..views.len() {
         let view = &views[index];
@@ -79,7 +98,10 @@ pub(crate) fn derive(
             continue;
         };
         let lines = crate::derive::latest_lines(timeline, tool);
-        if let Some(count) = learn(views, &view.path_template, &lines, entities) {
+        // The queries read as sent, else with the grammars' expressions split into terms.
+        let learned = learn(views, &view.path_template, &lines, (entities, None))
+            .or_else(|| learn(views, &view.path_template, &lines, (entities, Some(rules))));
+        if let Some(count) = learned {
             views[index].detail = ViewDetail::Count(Box::new(count));
         }
     }
@@ -91,35 +113,43 @@ fn learn(
     views: &[ReadView],
     template: &str,
     lines: &[&Observation],
-    entities: &[Entity],
+    (entities, rules): (&[Entity], Option<&RuleSet>),
 ) -> Option<CountView> {
-    let (parent, last) = template.rsplit_once('/')?;
+    let (parent, last) = collection_key(template).rsplit_once('/')?;
     if last.is_empty() || last.contains('{') || parent.is_empty() {
         return None;
     }
     let (list_tool, entity_type, model) = views.iter().find_map(|view| match &view.detail {
-        ViewDetail::List(list) if view.path_template == parent && list.parent.is_none() => {
+        ViewDetail::List(list)
+            if collection_key(&view.path_template) == parent && list.parent.is_none() =>
+        {
             Some((&view.tool, &list.entity_type, list.query.as_ref()?))
         }
         _ => None,
     })?;
-    let mut member: Option<&str> = None;
-    let names: Vec<String> = lines
-        .iter()
-        .flat_map(|line| line.query.iter().flatten().map(|(name, _)| name.clone()))
-        .collect();
-    let nesting = nesting(model, names.iter().map(String::as_str))?;
+    let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == *entity_type),
+    )
+    .into_iter()
+    .collect();
+    // The one wrapper the lines' names need (a line naming none needs none).
+    let mut nesting: Option<String> = None;
     for line in lines {
-        let (name, count) = count_answer(line.body.as_ref()?)?;
-        if member.is_some_and(|known| known != name) {
-            return None;
+        let sent = line.query.as_deref().unwrap_or(&[]);
+        let (model, pairs) = expanded(rules, model, sent, &fields);
+        if let Some(base) = self::nesting(&model, pairs.iter().map(|(name, _)| name.as_str()))? {
+            if nesting.as_ref().is_some_and(|known| *known != base) {
+                return None;
+            }
+            nesting = Some(base);
         }
-        member = Some(name);
-        let pairs = list_spelled(
-            model,
-            nesting.as_deref(),
-            line.query.clone().unwrap_or_default(),
-        );
+    }
+    let counted = |line: &Observation| -> Option<u64> {
+        let sent = line.query.as_deref().unwrap_or(&[]);
+        let (model, pairs) = expanded(rules, model, sent, &fields);
+        let pairs = list_spelled(&model, nesting.as_deref(), pairs);
         let collection = parent_path(&line.segments)?;
         let held: Vec<&Object> = entities
             .iter()
@@ -129,25 +159,88 @@ fn learn(
             })
             .filter_map(|entity| entity.fields.as_object())
             .collect();
-        if matched(model, &pairs, &held).ok()? != count {
-            return None;
-        }
-    }
+        matched(&model, &pairs, &held).ok()
+    };
+    let (member, beside, member_at) = counting_member(lines, counted)?;
     let last = lines.last()?;
     Some(CountView {
         entity_type: entity_type.clone(),
         list_tool: list_tool.clone(),
-        member: member?.to_owned(),
+        member,
+        beside,
+        member_at,
         nesting,
+        expands: rules.is_some(),
         model: model.clone(),
         envelope_ordinal: last.ordinal,
         record_ordinals: lines.iter().map(|line| line.ordinal).collect(),
     })
 }
 
+/// The one member of the lines' answers holding, on every line, the number `counted` gives
+/// for it, with the members beside it (the same on every line) and its place among them;
+/// `None` when no member or more than one does, or the members beside it vary.
+fn counting_member(
+    lines: &[&Observation],
+    counted: impl Fn(&Observation) -> Option<u64>,
+) -> Option<(String, Beside, usize)> {
+    let answers: Vec<(&Object, u64)> = lines
+        .iter()
+        .map(|line| Some((line.body.as_ref()?.as_object()?, counted(line)?)))
+        .collect::<Option<_>>()?;
+    let (first, _) = answers.first()?;
+    let counting: Vec<(usize, &str)> = first
+        .keys()
+        .enumerate()
+        .filter(|(_, name)| {
+            answers.iter().all(|(answer, count)| {
+                matches!(answer.get(name), Some(Json::Number(number)) if number.as_u64() == Some(*count))
+            })
+        })
+        .collect();
+    let [(member_at, member)] = counting.as_slice() else {
+        return None;
+    };
+    let beside: Beside = first
+        .iter()
+        .filter(|(name, _)| name != member)
+        .map(|(name, value)| (name.to_owned(), value.clone()))
+        .collect();
+    let same = answers.iter().all(|(answer, _)| {
+        answer.len() == first.len()
+            && beside
+                .iter()
+                .all(|(name, value)| answer.get(name) == Some(value))
+    });
+    same.then(|| ((*member).to_owned(), beside, *member_at))
+}
+
+/// A call's query as the sibling list reads it: each expression the query grammars split (a
+/// field's value and its operator companion, `priority=2&priority__operator=gte`) as its terms,
+/// and the list's model given the roles the grammars offer those terms.
+fn expanded(
+    rules: Option<&RuleSet>,
+    model: &QueryModel,
+    pairs: &[(String, String)],
+    fields: &[String],
+) -> (QueryModel, Vec<(String, String)>) {
+    let Some(rules) = rules else {
+        return (model.clone(), pairs.to_vec());
+    };
+    let expanded = crate::query_terms::expand(rules, pairs, fields);
+    let model = expanded.extend(model).unwrap_or_else(|| model.clone());
+    (model, expanded.pairs)
+}
+
+/// Whether a place is the first (`serde`'s skip test).
+fn is_zero(place: &usize) -> bool {
+    *place == 0
+}
+
 /// The collection a count path counts: its path less the last segment (`/tasks` of
 /// `/tasks/count`).
 fn parent_path(segments: &[String]) -> Option<String> {
+    let segments = crate::derive::entities::item_segments(segments);
     let (_, parent) = segments.split_last()?;
     Some(format!("/{}", parent.join("/")))
 }
@@ -180,18 +273,23 @@ impl StateService {
         let Some(collection) = parent_path(&segments) else {
             return tool_error("internal_error", "a count view's path has no parent");
         };
-        let pairs = list_spelled(
-            &count.model,
-            count.nesting.as_deref(),
-            fold_list_names(&call.pairs()),
-        );
         let live = self.read();
         let held = live.collection(&count.entity_type, &collection);
         let objects: Vec<&Object> = held
             .iter()
             .filter_map(|entity| entity.fields.as_object())
             .collect();
-        let number = match matched(&count.model, &pairs, &objects) {
+        let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(held.iter().copied())
+            .into_iter()
+            .collect();
+        let (model, pairs) = expanded(
+            count.expands.then(|| self.rules()),
+            &count.model,
+            &fold_list_names(&call.pairs()),
+            &fields,
+        );
+        let pairs = list_spelled(&model, count.nesting.as_deref(), pairs);
+        let number = match matched(&model, &pairs, &objects) {
             Ok(number) => number,
             Err(reason) => {
                 return NotModelled {
@@ -207,8 +305,16 @@ impl StateService {
                 "the count view's envelope record is not retained",
             );
         };
-        let mut body = Object::new();
-        body.insert(count.member.clone(), Json::from(number));
+        let mut body = Object::with_capacity(count.beside.len() + 1);
+        for (place, (name, value)) in count.beside.iter().enumerate() {
+            if place == count.member_at {
+                body.insert(count.member.clone(), Json::from(number));
+            }
+            body.insert(name.clone(), value.clone());
+        }
+        if body.len() == count.beside.len() {
+            body.insert(count.member.clone(), Json::from(number));
+        }
         state_answer(
             envelope,
             Json::Object(body),
@@ -309,5 +415,53 @@ mod tests {
             json!("not-recorded"),
             "{answer}"
         );
+    }
+
+    #[test]
+    fn a_count_beside_other_members_under_a_trailing_slash_is_the_one_that_counts() {
+        // PiccoloCRUD's `/posts/count/` answers `{"count": n, "page_size": 6}` under the list's
+        // `/posts/`: `count` counts on every line, `page_size` is answered as recorded.
+        let two = |count: u64| json!({"count": count, "page_size": 6});
+        let fixture = derive(vec![
+            record(0, "GET", "/posts/", 200, posts()),
+            record(
+                1,
+                "GET",
+                "/posts/?author=alice",
+                200,
+                json!([posts()[0], posts()[2]]),
+            ),
+            record(2, "GET", "/posts/count/", 200, two(3)),
+            record(3, "GET", "/posts/count/?author=alice", 200, two(2)),
+        ]);
+        let ViewDetail::Count(count) = fixture.view("get_posts_count") else {
+            panic!("a count view: {:?}", fixture.view("get_posts_count"))
+        };
+        assert_eq!(count.member, "count");
+        let bob = fixture.call("get_posts_count", json!({"author": "bob"}));
+        assert_eq!(bob["body"], two(1), "{bob}");
+        // A member beside the count that varies between lines: no count view.
+        let fixture = derive(vec![
+            record(0, "GET", "/posts/", 200, posts()),
+            record(
+                1,
+                "GET",
+                "/posts/?author=alice",
+                200,
+                json!([posts()[0], posts()[2]]),
+            ),
+            record(2, "GET", "/posts/count/", 200, json!({"count": 3, "at": 1})),
+            record(
+                3,
+                "GET",
+                "/posts/count/?author=alice",
+                200,
+                json!({"count": 2, "at": 2}),
+            ),
+        ]);
+        assert!(!matches!(
+            fixture.view("get_posts_count"),
+            ViewDetail::Count(_)
+        ));
     }
 }

@@ -96,28 +96,37 @@ pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entiti
     sizes.all(|other| other == size).then_some(size)
 }
 
-/// The default sort of a list whose default page was learned from a continuing page: `-F`, where
-/// `F` is the field holding each listed entity's identity, when the argument-less line followed by
-/// the second page lists the identities as strictly decreasing numbers (newest first); `None`
-/// otherwise.
+/// The default sort of a list: `-F`, where `F` is the field holding each listed entity's
+/// identity, when the argument-less line (followed, where the list's default page was learned
+/// from a continuing page, by the second page) lists the identities as more than two strictly
+/// decreasing numbers (newest first); `None` otherwise. A list with no default page shows it by
+/// its argument-less line alone (PiccoloCRUD's people, every one on one page, id descending).
 pub(crate) fn learned_sort(
     lines: &[&Observation],
     plan: &ListPlan,
     entities: &Entities,
 ) -> Option<String> {
-    learned(lines, plan, entities)?;
     let first = lines.iter().find(|line| line.pairs().is_empty())?;
-    let second = lines.iter().find(|line| {
-        matches!(line.pairs(), [(name, value)] if value == "2"
-            && crate::query::candidate_roles(name, &|_| false)
-                .contains(&crate::model::QueryRole::Page { base: 1 }))
-    })?;
-    let listed: Vec<usize> = [first, second]
+    let mut shown = vec![first];
+    if learned(lines, plan, entities).is_some() {
+        shown.push(lines.iter().find(|line| {
+            matches!(line.pairs(), [(name, value)] if value == "2"
+                && crate::query::candidate_roles(name, &|_| false)
+                    .contains(&crate::model::QueryRole::Page { base: 1 }))
+        })?);
+    }
+    let listed: Vec<usize> = shown
         .iter()
         .filter_map(|line| plan.members.get(&line.ordinal))
         .flatten()
         .copied()
         .collect();
+    descending_identity(&listed, entities)
+}
+
+/// `-F` when the `listed` entities' identities are more than two strictly decreasing numbers,
+/// each held by the member `F`.
+fn descending_identity(listed: &[usize], entities: &Entities) -> Option<String> {
     let numbers: Option<Vec<i64>> = listed
         .iter()
         .map(|index| entities.list[*index].id.parse().ok())
@@ -157,5 +166,35 @@ mod tests {
         let listed = json(r#"{"data": {"count": 14, "items": []}, "pages": [14]}"#);
         assert!(!counts_collection(&listed, "/data/items", 14));
         assert!(!counts_collection(&json("[1, 2]"), "", 2));
+    }
+
+    /// The default sort the posts list learned from a plain line listing `order` (ids) and a
+    /// line filtering by author.
+    fn default_sort_of(order: [usize; 3]) -> Option<String> {
+        use crate::derive::tests::{derive, posts, record};
+        use serde_json::json;
+        let listed: Vec<serde_json::Value> =
+            order.iter().map(|id| posts()[id - 1].clone()).collect();
+        let alice: Vec<serde_json::Value> = listed
+            .iter()
+            .filter(|post| post["author"] == "alice")
+            .cloned()
+            .collect();
+        let fixture = derive(vec![
+            record(0, "GET", "/posts", 200, json!(listed)),
+            record(1, "GET", "/posts?author=alice", 200, json!(alice)),
+        ]);
+        match fixture.view("get_posts") {
+            crate::model::ViewDetail::List(list) => list.query.as_ref()?.default_sort.clone(),
+            other => panic!("a list view: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_plain_line_listing_every_entity_newest_first_is_the_default_sort() {
+        assert_eq!(default_sort_of([3, 2, 1]).as_deref(), Some("-id"));
+        // Oldest first, or in no order of the identity: none.
+        assert_eq!(default_sort_of([1, 2, 3]), None);
+        assert_eq!(default_sort_of([2, 3, 1]), None);
     }
 }

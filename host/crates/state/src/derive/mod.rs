@@ -252,7 +252,7 @@ fn generalize_views(
     variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
-    crate::count_views::derive(manifest, timeline, entities, views);
+    crate::count_views::derive(manifest, timeline, entities, views, rules);
     null_placement::share(entities, views);
 }
 

@@ -1466,6 +1466,19 @@ pub(super) fn bulk_entity_key(
     Some((entity_type, collection, id.to_owned()))
 }
 
+/// Whether an answer is an object of two or more members each holding the written entity's
+/// value of that member (the row after the update less its identity, as PiccoloCRUD's `PATCH`
+/// answers it): a projection of the entity, which a served call renders from its own entity.
+fn shows_members_of(response: &Json, written: Option<&Json>) -> bool {
+    let (Json::Object(shown), Some(Json::Object(written))) = (response, written) else {
+        return false;
+    };
+    shown.len() >= 2
+        && shown
+            .iter()
+            .all(|(key, value)| written.get(key) == Some(value))
+}
+
 /// What the exemplar's answer is (see [`ResponseKind`]).
 fn response_kind(call: &Call, effect: Effect) -> Option<(ResponseKind, Option<String>)> {
     let Some(response) = &call.response else {
@@ -1500,6 +1513,9 @@ fn response_kind(call: &Call, effect: Effect) -> Option<(ResponseKind, Option<St
         }
         return Some((ResponseKind::Projection, Some(pointer.clone())));
     }
+    if effect != Effect::Delete && shows_members_of(response, written.as_ref()) {
+        return Some((ResponseKind::Projection, Some(String::new())));
+    }
     // An answer naming only the identity: a scalar at the root or one member down.
     if let Some(id) = id {
         if scalar_text(response).as_deref() == Some(id) {
@@ -1524,6 +1540,20 @@ mod tests {
     use super::*;
 
     use crate::test_support::parsed_json as json;
+
+    #[test]
+    fn an_answer_of_the_entitys_members_less_its_identity_is_a_projection() {
+        let after = json(r#"{"id": 15, "title": "t", "status": "done", "priority": 3}"#);
+        let answer = json(r#"{"title": "t", "status": "done", "priority": 3}"#);
+        assert!(shows_members_of(&answer, Some(&after)));
+        // A value the entity does not hold, a member it lacks, one member, or no entity: no.
+        let other = json(r#"{"title": "t", "status": "open"}"#);
+        assert!(!shows_members_of(&other, Some(&after)));
+        let extra = json(r#"{"title": "t", "ok": true}"#);
+        assert!(!shows_members_of(&extra, Some(&after)));
+        assert!(!shows_members_of(&json(r#"{"title": "t"}"#), Some(&after)));
+        assert!(!shows_members_of(&answer, None));
+    }
 
     #[test]
     fn an_envelope_may_carry_scalar_options_beside_it() {

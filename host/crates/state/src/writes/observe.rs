@@ -20,6 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_manifest::Manifest;
+use rea_plugin_api::contracts::query::QueryRole;
 use rea_plugin_api::contracts::rule::{ObservedDependent, ObservedRead, ReadKind};
 use rea_plugin_api::json::Json;
 
@@ -184,6 +185,12 @@ pub(crate) fn find_entity<'a>(
             .is_some_and(|found| id.is_none_or(|id| id == found))
     };
     let mut candidates: Vec<String> = vec![preferred.to_owned(), String::new()];
+    // A list of one object (`[{"id": 15}]`: a create answering its generated id in a list).
+    if let Json::Array(items) = response
+        && matches!(items.as_slice(), [Json::Object(_)])
+    {
+        candidates.push("/0".to_owned());
+    }
     // An envelope's object member, or the one item of its array member (`{"rows": [{…}]}`).
     if let Json::Object(object) = response {
         for (key, value) in object.iter() {
@@ -1346,7 +1353,7 @@ struct ReadsAfter {
     /// Whether the first read of the whole collection (no query at all) did not list the entity.
     unlisted: Option<bool>,
     /// The entity as the first unfiltered list read listing it showed it (see
-    /// [`unfiltered_list`]).
+    /// [`whole_members_list`]).
     listed: Option<Json>,
     /// The entity as the first list read listing it showed it, filtered or not.
     any_listed: Option<Json>,
@@ -1442,7 +1449,7 @@ impl ReadsAfter {
         if self.any_listed.is_none() {
             self.any_listed = listed.map(|object| (*object).clone());
         }
-        if self.listed.is_none() && unfiltered_list(read, &objects) {
+        if self.listed.is_none() && whole_members_list(read.pairs(), &objects) {
             self.listed = listed.map(|object| (*object).clone());
         }
         let shown = listed.map(|object| object.to_serde_value().unwrap_or_default());
@@ -1615,21 +1622,24 @@ fn closing_write(timeline: &Timeline, call: &Call, id: &str) -> Option<usize> {
         .map(|write| write.position)
 }
 
-/// Whether a list read lists its collection unfiltered and unprojected: it asks for nothing but
-/// pages and names spelled with a sigil that play no query role over what it lists (`@verbose=2`,
-/// see `derive::lists`), so each member is shown whole.
-fn unfiltered_list(read: &Observation, objects: &[&Json]) -> bool {
+/// Whether a list read shows each member it lists whole: it asks for nothing but pages, names
+/// spelled with a sigil that play no query role over what it lists (`@verbose=2`, see
+/// `derive::lists`), and filters of a field its members hold (`project=5`, which keep or drop a
+/// member but never project it).
+fn whole_members_list(pairs: &[(String, String)], objects: &[&Json]) -> bool {
     let has_field = |field: &str| objects.iter().any(|object| object.get(field).is_some());
-    read.pairs().iter().all(|(name, value)| {
+    pairs.iter().all(|(name, value)| {
+        let roles = rea_plugin_api::query_fields::candidate_roles(name, &has_field);
         only_pages(name, value)
-            || (rea_plugin_api::query_fields::unsigiled(name) != name
-                && rea_plugin_api::query_fields::candidate_roles(name, &has_field).is_empty())
+            || (rea_plugin_api::query_fields::unsigiled(name) != name && roles.is_empty())
+            || matches!(roles.first(), Some(QueryRole::Filter { field, .. }) if field == name)
     })
 }
 
 /// A create's entity as the response showed it, or, when an unfiltered list read after it
-/// showed every member the response did with the same values and more, as that list did (a
-/// create answering its id and link alone, whose created entity no item read showed).
+/// (or one filtered by its members' fields) showed every member the response did with the same
+/// values and more, as that list did (a create answering its id and link alone, or its id alone
+/// in a list of one object, whose created entity no item read showed).
 fn fuller_listed(after: After, listed: Option<&Json>) -> After {
     match (&after, listed) {
         (After::Present(Json::Object(shown)), Some(Json::Object(object)))
@@ -2083,7 +2093,7 @@ mod batch_tests {
 
 #[cfg(test)]
 mod listed_tests {
-    use super::{After, fuller_listed};
+    use super::{After, find_entity, fuller_listed, whole_members_list};
     use rea_plugin_api::json::Json;
     use serde_json::json;
 
@@ -2105,5 +2115,38 @@ mod listed_tests {
         assert_eq!(fuller_listed(answered(), Some(&other)), answered());
         let same = of(json!({"id": "5", "link": "/keyword/5"}));
         assert_eq!(fuller_listed(answered(), Some(&same)), answered());
+    }
+
+    #[test]
+    fn a_list_of_one_object_shows_the_created_identity() {
+        let answer = of(json!([{"id": 15}]));
+        let (pointer, shown) = find_entity(&answer, "id", Some("15"), "").expect("found");
+        assert_eq!((pointer.as_str(), shown), ("/0", &of(json!({"id": 15}))));
+        // Two objects are a batch's answer, not one entity's.
+        let two = of(json!([{"id": 15}, {"id": 16}]));
+        assert_eq!(find_entity(&two, "id", None, ""), None);
+    }
+
+    #[test]
+    fn a_list_filtered_by_its_members_fields_shows_them_whole() {
+        let task = of(json!({"id": 15, "project": 5, "title": "Measure"}));
+        let objects = [&task];
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect()
+        };
+        assert!(whole_members_list(&pairs(&[]), &objects));
+        assert!(whole_members_list(&pairs(&[("project", "5")]), &objects));
+        assert!(whole_members_list(
+            &pairs(&[("project", "5"), ("title", "Measure")]),
+            &objects
+        ));
+        // A plain name no member holds may project them (`fields=id`): not whole.
+        assert!(!whole_members_list(&pairs(&[("fields", "id")]), &objects));
+        assert!(!whole_members_list(
+            &pairs(&[("project", "5"), ("fields", "id")]),
+            &objects
+        ));
     }
 }
