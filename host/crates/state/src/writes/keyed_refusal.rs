@@ -22,7 +22,7 @@ use rea_plugin_api::json::{Json, Object};
 use super::Draft;
 use super::apply::sent_members;
 use super::model::{Effect, KeyedRefusal, WritePlan};
-use super::omitted::required_members;
+use super::omitted::{accepted_members, required_members};
 use crate::answer::{StateAnswer, StateSource};
 use crate::call::Call;
 use crate::observation::{RequestBody, Timeline};
@@ -178,15 +178,8 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
     if plan.keyed_refusals.is_empty() {
         return None;
     }
-    let model = plan.body.as_ref()?;
     let body = call.body.as_ref().map(Json::from_serde_value)?;
-    let sent: &Object = sent_members(plan, Some(&body))?;
-    if sent
-        .iter()
-        .any(|(name, _)| !model.members.contains_key(name))
-    {
-        return None;
-    }
+    let sent = accepted_members(plan, &body)?;
     let left_out: Vec<&String> = required_members(plan)
         .filter(|member| !sent.contains_key(member.as_str()))
         .collect();

@@ -97,21 +97,24 @@ fn holds_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// The members a served call's body sends, when the plan's body model accepts every one of them
+/// (a refusal of a left-out member answers only a body otherwise fit); `None` otherwise.
+pub(super) fn accepted_members<'a>(plan: &WritePlan, body: &'a Json) -> Option<&'a Object> {
+    let model = plan.body.as_ref()?;
+    let sent: &Object = sent_members(plan, Some(body))?;
+    sent.iter()
+        .all(|(name, _)| model.members.contains_key(name))
+        .then_some(sent)
+}
+
 /// The recorded refusal a served create answers when its body leaves out a member the plan
 /// learned an omitted-member refusal of; `None`: the call is checked as any other.
 pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> Option<StateAnswer> {
     if plan.omitted.is_empty() {
         return None;
     }
-    let model = plan.body.as_ref()?;
     let body = call.body.as_ref().map(Json::from_serde_value)?;
-    let sent: &Object = sent_members(plan, Some(&body))?;
-    if sent
-        .iter()
-        .any(|(name, _)| !model.members.contains_key(name))
-    {
-        return None;
-    }
+    let sent = accepted_members(plan, &body)?;
     let Some(omitted) = plan
         .omitted
         .iter()
