@@ -103,6 +103,27 @@ fn a_relation_held_as_an_item_path_filters_by_the_whole_id() {
 }
 
 #[test]
+fn a_link_filter_lists_only_the_loans_of_the_whole_id() {
+    // Served over the real recording: `loan?book=1` lists loan 1 (book 1) and never loan 5,
+    // whose book 12's path `/api/v1/book/12/` holds the text `1` (a substring match would).
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("book", "1")]);
+    assert!(!is_error, "{answer}");
+    let loans = answer["body"]["objects"]
+        .as_array()
+        .expect("a page of loans");
+    assert!(!loans.is_empty(), "{answer}");
+    for loan in loans {
+        assert_eq!(loan["book"], "/api/v1/book/1/", "{answer}");
+    }
+    assert_eq!(
+        answer["body"]["meta"]["total_count"],
+        loans.len(),
+        "{answer}"
+    );
+}
+
+#[test]
 fn an_authors_delete_removes_the_books_holding_its_item_path() {
     // Build entries 84-86: author 7's delete, then `book?author=7` lists none of the book entry
     // 82 created for her (tastypie's CASCADE). The books hold the author as an item path.
