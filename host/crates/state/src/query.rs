@@ -721,6 +721,17 @@ impl<'a> Selection<'a> {
             }
             let within = model.within(name);
             let role = model.role(name)?;
+            // The page size value a recorded line showed asking for no bound.
+            let value = match role {
+                QueryRole::PageSize
+                    if model
+                        .unbounded_page_size
+                        .is_some_and(|size| size.to_string() == *value) =>
+                {
+                    UNBOUNDED_PAGE_SIZE
+                }
+                _ => value.as_str(),
+            };
             match Self::condition(role, value)? {
                 Some(condition) => selection.conditions.push((within, condition)),
                 None if within.is_empty() => selection.add(role, value)?,
@@ -1372,6 +1383,19 @@ mod tests {
             Some(vec![3, 2, 1, 0])
         );
         assert_eq!(run(&model, &[("limit", "-2")], &data), None);
+    }
+
+    #[test]
+    fn the_page_size_value_learned_as_no_bound_lists_every_match() {
+        let data = objects(POSTS);
+        let mut model = model(&[("limit", QueryRole::PageSize)]);
+        assert_eq!(run(&model, &[("limit", "0")], &data), Some(vec![]));
+        model.unbounded_page_size = Some(0);
+        assert_eq!(
+            run(&model, &[("limit", "0")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert_eq!(run(&model, &[("limit", "2")], &data), Some(vec![0, 1]));
     }
 
     #[test]
