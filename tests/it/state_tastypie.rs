@@ -176,9 +176,10 @@ fn a_format_flag_one_list_recorded_is_taken_by_its_sibling_lists() {
 
 #[test]
 fn a_page_size_listing_more_than_it_says_asks_for_no_bound() {
-    // Build entry 51: `limit=0` listed all fourteen books (tastypie's "no limit"). Read as no
-    // bound, it no longer takes `limit`'s role from the book list, so the `limit`/`offset` pages
-    // and `format=json&limit=2` (entry 52) are reproduced and `format` is learned inert.
+    // Build entry 51: `limit=0` listed all fourteen books (tastypie's "no limit", its envelope
+    // saying `limit: 1000`). Learned as the value asking for no bound, that line teaches no role
+    // and no longer takes `limit`'s from the book list, so the `limit`/`offset` pages and
+    // `format=json&limit=2` (entry 52) are reproduced and `format` is learned inert.
     let model = query_model(&serve_corpus_app("tastypie"), "get_book");
     assert_eq!(model.unbounded_page_size, Some(0));
     assert_eq!(model.parameters.get("limit"), Some(&QueryRole::PageSize));

@@ -766,9 +766,10 @@ pub struct QueryModel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_sort: Option<String>,
     /// The page size value a recorded line showed asking for no bound (`limit=0` listing the
-    /// whole collection; see [`crate::derive::default_page`]), read as
-    /// [`crate::query::UNBOUNDED_PAGE_SIZE`] where an argument spells it so (`0`, not `00`);
-    /// `None` when no line showed one. A number: a model is held in every list view.
+    /// whole collection; see [`crate::derive::default_page`]): a line sending it teaches no
+    /// role, and a call sending it (spelled so: `0`, not `00`) is not evaluated, as the bound the
+    /// application applies instead shows in its envelope; `None` when no line showed one. A
+    /// number: a model is held in every list view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unbounded_page_size: Option<u32>,
     /// The lines the model reproduced.
