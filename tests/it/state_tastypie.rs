@@ -11,6 +11,7 @@
 use crate::state_support::{
     call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
 };
+use rea_state::model::QueryRole;
 use serde_json::{Map, json};
 
 #[test]
@@ -174,5 +175,39 @@ fn a_name_refused_whatever_its_value_answers_its_recorded_refusal() {
     assert_eq!(
         answer["body"]["error"], "'exact' is not an allowed filter on the 'pages' field.",
         "{answer}"
+    );
+}
+
+#[test]
+fn a_format_flag_one_list_recorded_is_taken_by_its_sibling_lists() {
+    // Build entry 52: `format=json&limit=2` on the book list only, answered as the plain page
+    // (inert). Probe-reads step 45: the author list with `format=json` answers its six authors.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_author", &[("format", "json")]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 200, "{answer}");
+    assert_eq!(answer["body"]["meta"]["total_count"], 6, "{answer}");
+    assert_eq!(answer["body"]["meta"]["next"], json!(null), "{answer}");
+    let objects = answer["body"]["objects"].as_array().map(Vec::len);
+    assert_eq!(objects, Some(6), "{answer}");
+    // Only with the value the recording gave it.
+    let (other, _) = call_with_strings(&served, "get_author", &[("format", "xml")]);
+    assert_ne!(other["status"], 200, "{other}");
+}
+
+#[test]
+fn a_page_size_listing_more_than_it_says_asks_for_no_bound() {
+    // Build entry 51: `limit=0` listed all fourteen books (tastypie's "no limit", its envelope
+    // saying `limit: 1000`). Learned as the value asking for no bound, that line teaches no role
+    // and no longer takes `limit`'s from the book list, so the `limit`/`offset` pages and
+    // `format=json&limit=2` (entry 52) are reproduced and `format` is learned inert.
+    let model = query_model(&serve_corpus_app("tastypie"), "get_book");
+    assert_eq!(model.unbounded_page_size, Some(0));
+    assert_eq!(model.parameters.get("limit"), Some(&QueryRole::PageSize));
+    assert_eq!(
+        model.parameters.get("format"),
+        Some(&QueryRole::Inert {
+            values: vec!["json".to_owned()]
+        })
     );
 }

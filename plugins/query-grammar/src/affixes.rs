@@ -26,8 +26,10 @@
 //!   (`filter[tasks][_some][assignee][_eq]`), filtering the dotted field: some related entity
 //!   holds it.
 //! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
-//!   list are offered by that name on the application's other lists; a sort name holding its
-//!   field in brackets (`$sort[title]`, see [`bracket_sort`]) is a spelling instead, offered
+//!   list are offered by that name on the application's other lists, and so is a parameter
+//!   established as changing nothing a list shows (`inert`, a format flag: `format=json`), with
+//!   the values its recorded lines gave it (lists that gave it other values conflict); a sort
+//!   name holding its field in brackets (`$sort[title]`, see [`bracket_sort`]) is a spelling instead, offered
 //!   around every field of each list's entities (`$sort[email]` on a list that sorted by
 //!   `$sort[name]` only).
 //! - A field's parameter compared by the operator word a companion parameter holds
@@ -166,7 +168,8 @@ pub struct Grammar {
     dotted: bool,
     /// Operator forms: the spelling around the field → operator.
     forms: BTreeMap<Form, String>,
-    /// Roles established by name that are not filters (sort, order, search, paging).
+    /// Roles established by name that are not filters (sort, order, search, paging, and inert
+    /// with the values its recorded lines gave it).
     named: BTreeMap<String, QueryRole>,
     /// Sort names holding their field in brackets (`$sort[title]`, see [`bracket_sort`]): the
     /// spelling around the field, which sorts by any field so spelled.
@@ -210,7 +213,8 @@ impl Grammar {
                     | QueryRole::Page { .. }
                     | QueryRole::PageSize
                     | QueryRole::Offset
-                    | QueryRole::End => match grammar.named.get(name) {
+                    | QueryRole::End
+                    | QueryRole::Inert { .. } => match grammar.named.get(name) {
                         _ if *role == QueryRole::Sort && sort_form(name).is_some() => {
                             grammar.sort_forms.extend(sort_form(name));
                         }
@@ -221,7 +225,7 @@ impl Grammar {
                             grammar.named.insert(name.clone(), role.clone());
                         }
                     },
-                    QueryRole::Inert { .. } | QueryRole::After { .. } => {}
+                    QueryRole::After { .. } => {}
                 }
             }
         }
@@ -465,6 +469,43 @@ mod tests {
             joined_fields: Vec::new(),
             many_joined_fields: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_inert_name_is_offered_on_the_other_lists_with_its_recorded_values() {
+        let json = QueryRole::Inert {
+            values: names(&["json"]),
+        };
+        let books = roles(&[("format", json.clone()), ("genre", filter("genre", "eq"))]);
+        let none = BTreeMap::new();
+        let request = |lists| QueryGrammarRequest {
+            options: Default::default(),
+            lists,
+            schema_version: SCHEMA_VERSION,
+        };
+        let outcome = FieldAffixes
+            .apply(&request(vec![
+                list(&books, &["genre"], &["format", "genre"]),
+                list(&none, &["name"], &[]),
+            ]))
+            .unwrap();
+        assert_eq!(outcome.lists[1].get("format"), Some(&json));
+        assert!(!outcome.lists[0].contains_key("format"));
+        // Two lists giving it different values: offered on neither third list.
+        let xml = roles(&[(
+            "format",
+            QueryRole::Inert {
+                values: names(&["xml"]),
+            },
+        )]);
+        let outcome = FieldAffixes
+            .apply(&request(vec![
+                list(&books, &["genre"], &["format"]),
+                list(&xml, &["name"], &["format"]),
+                list(&none, &["name"], &[]),
+            ]))
+            .unwrap();
+        assert!(!outcome.lists[2].contains_key("format"));
     }
 
     #[test]

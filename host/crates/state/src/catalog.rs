@@ -833,6 +833,10 @@ fn role_description(role: &crate::model::QueryRole, wording: Wording) -> String 
             "Query parameter: keeps the members holding the text (learned from the recorded queries)"
                 .to_owned()
         }
+        QueryRole::Inert { values } => format!(
+            "Query parameter: changes nothing the list shows, accepted with the values the recorded queries gave it ({})",
+            values.join(", ")
+        ),
         _ => "Query parameter: pages the list (learned from the recorded queries)".to_owned(),
     }
 }

@@ -765,6 +765,13 @@ pub struct QueryModel {
     /// [`crate::derive::default_page`]); `None` lists in the state's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_sort: Option<String>,
+    /// The page size value a recorded line showed asking for no bound (`limit=0` listing the
+    /// whole collection; see [`crate::derive::default_page`]): a line sending it teaches no
+    /// role, and a call sending it (spelled so: `0`, not `00`) is not evaluated, as the bound the
+    /// application applies instead shows in its envelope; `None` when no line showed one. A
+    /// number: a model is held in every list view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbounded_page_size: Option<u32>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -1020,6 +1027,7 @@ impl QueryModel {
             nulls_first: false,
             default_page_size: None,
             default_sort: None,
+            unbounded_page_size: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,

@@ -721,6 +721,16 @@ impl<'a> Selection<'a> {
             }
             let within = model.within(name);
             let role = model.role(name)?;
+            // The page size value a recorded line showed asking for no bound is not read: the
+            // bound the application applies instead shows in the envelope (tastypie's
+            // `limit: 1000`), which no argument says.
+            if matches!(role, QueryRole::PageSize)
+                && model
+                    .unbounded_page_size
+                    .is_some_and(|size| size.to_string() == *value)
+            {
+                return None;
+            }
             match Self::condition(role, value)? {
                 Some(condition) => selection.conditions.push((within, condition)),
                 None if within.is_empty() => selection.add(role, value)?,
@@ -1372,6 +1382,16 @@ mod tests {
             Some(vec![3, 2, 1, 0])
         );
         assert_eq!(run(&model, &[("limit", "-2")], &data), None);
+    }
+
+    #[test]
+    fn the_page_size_value_learned_as_no_bound_is_not_read() {
+        let data = objects(POSTS);
+        let mut model = model(&[("limit", QueryRole::PageSize)]);
+        assert_eq!(run(&model, &[("limit", "0")], &data), Some(vec![]));
+        model.unbounded_page_size = Some(0);
+        assert_eq!(run(&model, &[("limit", "0")], &data), None);
+        assert_eq!(run(&model, &[("limit", "2")], &data), Some(vec![0, 1]));
     }
 
     #[test]

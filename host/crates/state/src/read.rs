@@ -1881,10 +1881,12 @@ impl StateService {
             .filter(|(name, _)| matches!(model.role(name), Some(QueryRole::Inert { .. })))
             .collect();
         // An inert value only another collection's lines gave was never seen on this one: what
-        // it shows here is not known.
+        // it shows here is not known. (A name the grammar offered from a sibling list's lines,
+        // `model.generalized`, is inert by what that list showed, answered in the plain envelope.)
         let sent_inert: Vec<&(String, String)> = inert
             .iter()
             .copied()
+            .filter(|(name, _)| model.parameters.contains_key(name))
             .filter(|pair| expanded.contains(pair))
             .collect();
         if !sent_inert.is_empty()

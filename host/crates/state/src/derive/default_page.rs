@@ -8,6 +8,9 @@
 //! An envelope holding no count shows it too when a line of the list asking only for the second
 //! page (a name proposing a page role, the value `2`) lists as many other entities of the
 //! collection as follow a page of that size (PiccoloCRUD's `{"rows": […]}` walked by `__page`).
+//! A page size no bound at all is spelled by ([`unbounded_size`]) is the value a line asking
+//! only for that size answered with more entities than it says (`limit=0` listing all fourteen:
+//! django-tastypie's "no limit").
 
 use rea_plugin_api::json::Json;
 
@@ -94,6 +97,35 @@ pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entiti
         .filter_map(|line| shown_size(line, plan, entities, lines));
     let size = sizes.next()?;
     sizes.all(|other| other == size).then_some(size)
+}
+
+/// The page size value that asks for no bound: the one value of a line naming nothing but a
+/// page-size name (`limit=0`) that listed more entities than that value, every entity of its
+/// collection (in the state's order); `None` when no line, or lines with two such values, show
+/// one.
+pub(crate) fn unbounded_size(
+    lines: &[&Observation],
+    plan: &ListPlan,
+    entities: &Entities,
+) -> Option<u32> {
+    let mut values = lines.iter().filter_map(|line| {
+        let [(name, value)] = line.pairs() else {
+            return None;
+        };
+        let size: u32 = value.parse().ok()?;
+        if size.to_string() != *value {
+            return None;
+        }
+        if !crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name) {
+            return None;
+        }
+        let listed = plan.members.get(&line.ordinal)?;
+        let collection = listed_collection(&line.path, &plan.entity_type)?;
+        let collection = entities.collection(&plan.entity_type, &collection);
+        (listed.len() > size as usize && collection[..] == listed[..]).then_some(size)
+    });
+    let value = values.next()?;
+    values.all(|other| other == value).then_some(value)
 }
 
 /// The default sort of a list: `-F`, where `F` is the field holding each listed entity's

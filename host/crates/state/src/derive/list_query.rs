@@ -60,6 +60,8 @@ struct Evaluator<'a> {
     default_page_size: Option<u64>,
     /// The sort a line naming none lists in (see [`QueryModel::default_sort`]).
     default_sort: Option<String>,
+    /// The page size value asking for no bound (see [`QueryModel::unbounded_page_size`]).
+    unbounded_page_size: Option<u32>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -80,6 +82,7 @@ impl<'a> Evaluator<'a> {
             nulls_first: self.nulls_first,
             default_page_size: self.default_page_size,
             default_sort: self.default_sort.clone(),
+            unbounded_page_size: self.unbounded_page_size,
             ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -169,13 +172,27 @@ pub(super) fn learn_query(
         roles.extend(others);
         options.insert(name, roles);
     }
-    let untestable: BTreeSet<usize> = (0..lines.len())
-        .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
-        .collect();
     let default_page = (
         super::default_page::learned(passing, plan, entities),
         super::default_page::learned_sort(passing, plan, entities),
+        super::default_page::unbounded_size(passing, plan, entities),
     );
+    // A line asking for no bound shows envelope members (the bound it applied) no argument
+    // says: it teaches no role.
+    let unbounded = |line: &QueryLine<'_>| {
+        line.arguments.iter().any(|(name, value)| {
+            crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name)
+                && default_page
+                    .2
+                    .is_some_and(|size| size.to_string() == *value)
+        })
+    };
+    let untestable: BTreeSet<usize> = (0..lines.len())
+        .filter(|index| {
+            sorts_unheld_keys(&lines[*index].arguments, &options, &objects)
+                || unbounded(&lines[*index])
+        })
+        .collect();
     let (mut evaluator, (mut chosen, answered)) = choose_with_null_placement(
         &lines,
         &options,
@@ -188,6 +205,10 @@ pub(super) fn learn_query(
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
 }
 
+/// A list's default page size, default sort and the page size value asking for no bound (see
+/// [`super::default_page`]).
+type DefaultPage = (Option<u64>, Option<String>, Option<u32>);
+
 /// The roles chosen and the lines they answered (see [`choose_roles`]).
 type ChosenRoles = (BTreeMap<String, QueryRole>, Vec<usize>);
 
@@ -199,7 +220,7 @@ fn choose_with_null_placement<'o>(
     options: &BTreeMap<String, Vec<QueryRole>>,
     untestable: &BTreeSet<usize>,
     (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
-    (default_page_size, default_sort): (Option<u64>, Option<String>),
+    (default_page_size, default_sort, unbounded_page_size): DefaultPage,
 ) -> Option<(Evaluator<'o>, ChosenRoles)> {
     let evaluator = |nulls_first: bool| Evaluator {
         collections: collections
@@ -213,6 +234,7 @@ fn choose_with_null_placement<'o>(
         nulls_first,
         default_page_size,
         default_sort: default_sort.clone(),
+        unbounded_page_size,
     };
     let mut last = evaluator(false);
     let chosen = choose_roles(lines, options, untestable, &mut last);
@@ -861,6 +883,7 @@ fn query_model(
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
         default_sort: evaluator.default_sort.clone(),
+        unbounded_page_size: evaluator.unbounded_page_size,
         record_ordinals,
         generalized: BTreeMap::new(),
         families: None,
@@ -1163,6 +1186,7 @@ fn cursor_members(
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
         default_sort: evaluator.default_sort.clone(),
+        unbounded_page_size: evaluator.unbounded_page_size,
         ..QueryModel::of_roles(&[])
     };
     let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {
