@@ -20,12 +20,11 @@
 use rea_plugin_api::json::{Json, Object};
 
 use super::Draft;
-use super::apply::sent_members;
 use super::model::{Effect, KeyedRefusal, WritePlan};
-use super::omitted::{accepted_members, required_members};
+use super::omitted::{accepted_members, refused_bodies, required_members};
 use crate::answer::{StateAnswer, StateSource};
 use crate::call::Call;
-use crate::observation::{RequestBody, Timeline};
+use crate::observation::Timeline;
 use crate::service::StateService;
 
 /// Learns the plan's keyed refusals from its draft's failed calls (those the refusals naming a
@@ -35,31 +34,19 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
         return;
     }
     let mut refusals = Vec::new();
-    for ordinal in &draft.failed {
+    for (ordinal, sent, answer) in refused_bodies(&draft.failed, &draft.plan, timeline) {
         if draft
             .plan
             .omitted
             .iter()
-            .any(|omitted| omitted.ordinal == *ordinal)
+            .any(|omitted| omitted.ordinal == ordinal)
         {
             continue;
         }
-        let Some(failed) = timeline.get(*ordinal) else {
-            continue;
-        };
-        if !matches!(failed.status, 400 | 409 | 422) {
-            continue;
-        }
-        let (RequestBody::Json(body), Some(answer)) = (&failed.request, &failed.body) else {
-            continue;
-        };
-        let Some(sent) = sent_members(&draft.plan, Some(body)) else {
-            continue;
-        };
         let left_out: Vec<&String> = required_members(&draft.plan)
             .filter(|member| !sent.contains_key(member.as_str()))
             .collect();
-        if let Some(refusal) = keyed_refusal(answer, &left_out, *ordinal) {
+        if let Some(refusal) = keyed_refusal(answer, &left_out, ordinal) {
             refusals.push(refusal);
         }
     }

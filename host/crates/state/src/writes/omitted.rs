@@ -30,19 +30,7 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
         return;
     }
     let mut omitted: Vec<OmittedModel> = Vec::new();
-    for ordinal in &draft.failed {
-        let Some(failed) = timeline.get(*ordinal) else {
-            continue;
-        };
-        if !matches!(failed.status, 400 | 409 | 422) {
-            continue;
-        }
-        let (RequestBody::Json(body), Some(answer)) = (&failed.request, &failed.body) else {
-            continue;
-        };
-        let Some(sent) = sent_members(&draft.plan, Some(body)) else {
-            continue;
-        };
+    for (ordinal, sent, answer) in refused_bodies(&draft.failed, &draft.plan, timeline) {
         let (named, unnamed): (Vec<&String>, Vec<&String>) = required_members(&draft.plan)
             .filter(|member| !sent.contains_key(member.as_str()))
             .partition(|member| names_word(answer, member));
@@ -56,13 +44,33 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
                 .collect();
             omitted.push(OmittedModel {
                 member: (*member).clone(),
-                ordinal: *ordinal,
+                ordinal,
                 unnamed: unnamed.into_iter().cloned().collect(),
                 named_too,
             });
         }
     }
     draft.plan.omitted = omitted;
+}
+
+/// The failed calls of a create a refusal of a left-out member may explain: refused `400`,
+/// `409` or `422` with an answer, their body one the plan reads members of; each with its
+/// ordinal, the members it sent and the answer.
+pub(super) fn refused_bodies<'a>(
+    failed: &'a [u64],
+    plan: &'a WritePlan,
+    timeline: &'a Timeline,
+) -> impl Iterator<Item = (u64, &'a Object, &'a Json)> + 'a {
+    failed.iter().filter_map(move |ordinal| {
+        let failed = timeline.get(*ordinal)?;
+        if !matches!(failed.status, 400 | 409 | 422) {
+            return None;
+        }
+        let (RequestBody::Json(body), Some(answer)) = (&failed.request, &failed.body) else {
+            return None;
+        };
+        Some((*ordinal, sent_members(plan, Some(body))?, answer))
+    })
 }
 
 /// The members every successful call of the plan sent.
