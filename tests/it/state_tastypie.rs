@@ -9,7 +9,7 @@
 //! counts what it lists after the writes (`meta.total_count`).
 
 use crate::state_support::{
-    call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
+    Served, call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
 };
 use rea_state::model::QueryRole;
 use serde_json::{Map, json};
@@ -76,11 +76,7 @@ fn writes_answered_without_a_body_are_tools_and_their_rows_no_seed() {
 fn the_plain_author_list_counts_the_authors_left_after_a_delete() {
     // Probe-crud steps 28 and 32: author 2 deleted, the plain list answers `total_count` 5.
     let served = serve_corpus_app("tastypie");
-    let tool = "delete_author_by_author_id";
-    let mut arguments = Map::new();
-    arguments.insert(path_parameter(&served, tool), json!("2"));
-    let (answer, is_error) = served.call(tool, arguments);
-    assert!(!is_error, "{answer}");
+    delete_author(&served, "2");
     let (answer, _) = call_with_strings(&served, "get_author", &[]);
     assert_eq!(answer["body"]["meta"]["total_count"], 5, "{answer}");
     assert_eq!(answer["body"]["objects"].as_array().map(Vec::len), Some(5));
@@ -129,11 +125,7 @@ fn an_authors_delete_removes_the_books_holding_its_item_path() {
     // Build entries 84-86: author 7's delete, then `book?author=7` lists none of the book entry
     // 82 created for her (tastypie's CASCADE). The books hold the author as an item path.
     let served = serve_corpus_app("tastypie");
-    let tool = "delete_author_by_author_id";
-    let mut arguments = Map::new();
-    arguments.insert(path_parameter(&served, tool), json!("2"));
-    let (answer, is_error) = served.call(tool, arguments);
-    assert!(!is_error, "{answer}");
+    delete_author(&served, "2");
     let item = "get_book_by_book_id";
     for (book, gone) in [("4", true), ("2", true), ("1", false)] {
         let mut arguments = Map::new();
@@ -210,4 +202,13 @@ fn a_page_size_listing_more_than_it_says_asks_for_no_bound() {
             values: vec!["json".to_owned()]
         })
     );
+}
+
+/// Serves the author delete of `id` (a served write: no error).
+fn delete_author(served: &Served, id: &str) {
+    let tool = "delete_author_by_author_id";
+    let mut arguments = Map::new();
+    arguments.insert(path_parameter(served, tool), json!(id));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer}");
 }
