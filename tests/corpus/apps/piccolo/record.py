@@ -15,12 +15,10 @@ page links: the client asks each page by number.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 from pathlib import Path
-from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "kit"))
@@ -29,6 +27,7 @@ import httpx  # noqa: E402
 
 from appdriver import AppSpec, record_app  # noqa: E402
 from harlib import Recorder, app_version  # noqa: E402
+from json_client import bare, item, q, read, send  # noqa: E402
 
 APP_PORT = 18877
 PROXY_PORT = 18977
@@ -38,34 +37,9 @@ P, T, H = "/api/projects/", "/api/tasks/", "/api/people/"
 
 
 # ---------------------------------------------------------------- helpers
-def q(path: str, *pairs: tuple) -> str:
-    """`path?k=v&…` with the values percent-encoded (`,` kept: it separates the keys of an
-    ordering and the visible fields)."""
-    if not pairs:
-        return path
-    return path + "?" + "&".join(f"{k}={quote(str(v), safe=',-:')}" for k, v in pairs)
-
-
 def op(field: str, value, operator: str) -> tuple:
     """The pairs of a comparison: the field's value and its operator as a parameter of its own."""
     return (field, value), (f"{field}__operator", operator)
-
-
-def item(coll: str, id_, suffix: str = "") -> str:
-    return f"{coll}{id_}/{suffix}"
-
-
-def read(rec: Recorder, path: str, why: str, expect: int = 200) -> httpx.Response:
-    return rec.call("GET", path, why, expect=expect)
-
-
-def send(rec: Recorder, method: str, path: str, why: str, body, expect: int = 200) -> httpx.Response:
-    return rec.call(method, path, why, expect=expect, content=json.dumps(body),
-                    headers={"Content-Type": "application/json"}, display=f"{path} {json.dumps(body)}")
-
-
-def bare(rec: Recorder, method: str, path: str, why: str, expect: int = 200) -> httpx.Response:
-    return rec.call(method, path, why, expect=expect)
 
 
 def created_id(r: httpx.Response) -> int:
