@@ -16,7 +16,6 @@ page links: the client asks each page by number.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -25,9 +24,8 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from appdriver import AppSpec, record_app  # noqa: E402
-from harlib import Recorder, app_version  # noqa: E402
-from json_client import bare, item, q, read, send  # noqa: E402
+from harlib import Recorder  # noqa: E402
+from json_client import bare, item, q, read, record_venv_app, send  # noqa: E402
 
 APP_PORT = 18877
 PROXY_PORT = 18977
@@ -393,20 +391,11 @@ def scenario_probe_crud(rec: Recorder) -> None:
 SCENARIOS = [("build", scenario_build), ("probe-reads", scenario_probe_reads), ("probe-crud", scenario_probe_crud)]
 
 
-def command(run: Path) -> list:
-    return [VENV / "bin" / "python", HERE / "app.py", str(APP_PORT)]
-
-
 def main() -> None:
     import readme
 
-    spec = AppSpec(
-        name="piccolo", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT, command=command,
-        scenarios=SCENARIOS, render_readme=readme.render, headers={"Accept": "application/json"}, ready_path=P,
-        stop_signal=signal.SIGINT, settle=0.3, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(HERE)},
-        version=lambda: app_version(VENV, "piccolo_api"),
-    )
-    record_app(spec)
+    record_venv_app("piccolo", HERE, VENV, (APP_PORT, PROXY_PORT), P, SCENARIOS, readme.render,
+                    "piccolo_api")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ percent-encoded. Pages are followed through the server's own `meta.next` path.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -23,9 +22,8 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from appdriver import AppSpec, record_app  # noqa: E402
-from harlib import Recorder, app_version  # noqa: E402
-from json_client import bare, item, q, read, send  # noqa: E402
+from harlib import Recorder  # noqa: E402
+from json_client import bare, item, q, read, record_venv_app, send  # noqa: E402
 
 APP_PORT = 18875
 PROXY_PORT = 18975
@@ -354,20 +352,11 @@ def scenario_probe_crud(rec: Recorder) -> None:
 SCENARIOS = [("build", scenario_build), ("probe-reads", scenario_probe_reads), ("probe-crud", scenario_probe_crud)]
 
 
-def command(run: Path) -> list:
-    return [VENV / "bin" / "python", HERE / "app.py", str(APP_PORT)]
-
-
 def main() -> None:
     import readme
 
-    spec = AppSpec(
-        name="tastypie", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT, command=command,
-        scenarios=SCENARIOS, render_readme=readme.render, headers={"Accept": "application/json"}, ready_path=A,
-        stop_signal=signal.SIGINT, settle=0.3, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(HERE)},
-        version=lambda: app_version(VENV, "django-tastypie"),
-    )
-    record_app(spec)
+    record_venv_app("tastypie", HERE, VENV, (APP_PORT, PROXY_PORT), A, SCENARIOS, readme.render,
+                    "django-tastypie")
 
 
 if __name__ == "__main__":
