@@ -240,6 +240,7 @@ fn served_write_ordinals(
     wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
     wanted.extend(plan.keyed_refusals.iter().map(|keyed| keyed.ordinal));
+    wanted.extend(plan.lent_omission.as_ref().map(|lent| lent.ordinal));
     wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
     wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
     wanted.extend(plan.type_refusals.iter().map(|refusal| refusal.ordinal));

@@ -105,7 +105,7 @@ fn one_error<'a>(refusals: impl Iterator<Item = &'a KeyedRefusal>) -> Option<Jso
 }
 
 /// Whether the build saw a call of the draft refused (`400`, `409`, `422`).
-fn refused_before(draft: &Draft, timeline: &Timeline) -> bool {
+pub(super) fn refused_before(draft: &Draft, timeline: &Timeline) -> bool {
     draft.failed.iter().any(|ordinal| {
         timeline
             .get(*ordinal)

@@ -60,6 +60,7 @@ pub mod guarded;
 mod keyed;
 mod keyed_refusal;
 mod learn;
+mod lent_omission;
 mod listed;
 mod member;
 mod merged;
@@ -598,6 +599,7 @@ pub(crate) fn derive_write_plans(
     }
     conflict::share_with_copies(&mut drafts);
     keyed_refusal::lend(&mut drafts, timeline);
+    lent_omission::lend(&mut drafts, timeline);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
     learn_argument_checks(&mut drafts, timeline);
     share_sorts(&mut drafts);
@@ -783,6 +785,7 @@ impl Draft {
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
                 keyed_refusals: Vec::new(),
+                lent_omission: None,
                 referenced: Vec::new(),
                 constant_refusals: Vec::new(),
                 type_refusals: Vec::new(),

@@ -183,6 +183,10 @@ pub struct WritePlan {
     /// [`super::keyed_refusal`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keyed_refusals: Vec<KeyedRefusal>,
+    /// A create's refusal of a left-out member carried over from another create's recorded one
+    /// (see [`super::lent_omission`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lent_omission: Option<LentOmission>,
     /// A delete's recorded refusal of an entity another type's entity names (see
     /// [`super::referenced`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -331,6 +335,30 @@ pub struct OmittedModel {
     /// with that member named instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub named_too: Vec<String>,
+}
+
+/// A create's refusal of a left-out member, carried over from another create the application
+/// refused so (inferred: the plan's own calls were never refused): a call leaving out the
+/// plan's required members answers the lender's recorded failure with the first of them named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LentOmission {
+    /// The lender's failed call's record.
+    pub ordinal: u64,
+    /// The member the lender's answer names.
+    pub member: String,
+    /// The JSON types the lender's calls sent that member with: a member of other types is not
+    /// named so (the answer may say the type).
+    pub types: Vec<String>,
+    /// The lender's recorded request path, which its answer may repeat.
+    pub path: String,
+    /// The plan's required members in the order its first recorded create sent them: a call
+    /// is refused for the first it leaves out.
+    pub order: Vec<String>,
+    /// Whether a call may leave out more than one of them: some lender left out several and
+    /// its answer named only the first (otherwise only a call leaving out one is answered).
+    pub first_of_many: bool,
+    /// The create tool the refusal is carried over from.
+    pub inferred_from: String,
 }
 
 /// A create the application refused for leaving out members every successful call sent, an

@@ -93,7 +93,7 @@ fn names_word(answer: &Json, name: &str) -> bool {
     }
 }
 
-fn holds_word(text: &str, word: &str) -> bool {
+pub(super) fn holds_word(text: &str, word: &str) -> bool {
     if word.is_empty() {
         return false;
     }
@@ -143,10 +143,11 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
 /// The required members a call may leave out and still reach the plan, which answers a
 /// learned refusal (see [`renamed_refusal`]) or refuses the omission itself: every required
 /// member of a plan that learned an omitted-member refusal (the members a refused call left out
-/// unnamed may be left out beside another) or a keyed one ([`super::keyed_refusal`]), none
-/// otherwise. The catalog does not require them.
+/// unnamed may be left out beside another), a keyed one ([`super::keyed_refusal`]) or one lent
+/// by another create ([`super::lent_omission`]), none otherwise. The catalog does not require
+/// them.
 pub(crate) fn answered_omissions(plan: &WritePlan) -> BTreeSet<String> {
-    if plan.omitted.is_empty() && plan.keyed_refusals.is_empty() {
+    if plan.omitted.is_empty() && plan.keyed_refusals.is_empty() && plan.lent_omission.is_none() {
         return BTreeSet::new();
     }
     required_members(plan).cloned().collect()
@@ -197,7 +198,7 @@ fn renamed_refusal(service: &StateService, plan: &WritePlan, sent: &Object) -> O
 
 /// Renames the member `from` to `to` (whole words) in each string of the answer naming it and
 /// none of `others`; whether one was renamed.
-fn rename_member(answer: &mut Json, from: &str, to: &str, others: &[&String]) -> bool {
+pub(super) fn rename_member(answer: &mut Json, from: &str, to: &str, others: &[&String]) -> bool {
     match answer {
         Json::String(text) => {
             if !holds_word(text, from) || others.iter().any(|other| holds_word(text, other)) {
@@ -218,13 +219,23 @@ fn rename_member(answer: &mut Json, from: &str, to: &str, others: &[&String]) ->
 
 /// `text` with each whole-word occurrence of `from` (as [`holds_word`] reads one) replaced.
 fn replace_words(text: &str, from: &str, to: &str) -> String {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    replace_bounded(text, from, to, |c| c.is_alphanumeric() || c == '_')
+}
+
+/// `text` with each occurrence of `from` that no character `within` continues on either side
+/// replaced.
+pub(super) fn replace_bounded(
+    text: &str,
+    from: &str,
+    to: &str,
+    within: impl Fn(char) -> bool,
+) -> String {
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     for (at, _) in text.match_indices(from) {
         let before = text[..at].chars().next_back();
         let after = text[at + from.len()..].chars().next();
-        if at >= copied && !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+        if at >= copied && !before.is_some_and(&within) && !after.is_some_and(&within) {
             out.push_str(&text[copied..at]);
             out.push_str(to);
             copied = at + from.len();

@@ -466,6 +466,9 @@ pub(super) fn gated_write_call(
     if let Some(refused) = super::keyed_refusal::answer(service, plan, &call) {
         return refused;
     }
+    if let Some(refused) = super::lent_omission::answer(service, plan, &call) {
+        return refused;
+    }
     if let Some(refused) = super::type_refusal::answer(service, plan, &call) {
         return refused;
     }

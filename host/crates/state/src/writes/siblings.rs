@@ -304,6 +304,11 @@ fn transferred(
     plan.rules = sibling_rules(&source.rules, state, (source_type, sibling_type), &known);
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
+    if let Some(lent) = &plan.lent_omission
+        && !lent.order.iter().all(|member| known(member))
+    {
+        plan.lent_omission = None;
+    }
     plan.keyed_refusals.retain(|refusal| {
         let keyed = refusal.errors.iter().map(|(member, _)| member);
         keyed.chain(&refusal.unkeyed).all(|member| known(member))
