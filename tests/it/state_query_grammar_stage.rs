@@ -188,8 +188,10 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             .filter(|view| matches!(view.detail, ViewDetail::List(_)))
             .map(|view| view.tool.clone())
             .collect();
+        let timeline = rea_state::observation::Timeline::new(&served.manifest, &served.records);
         let lists = rea_state::derive::query_grammar::request_lists(
             &served.manifest,
+            &timeline,
             &state.views,
             &entities,
         );

@@ -138,6 +138,11 @@ pub struct ListQueries {
     /// sends none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub many_joined_fields: Vec<String>,
+    /// The parameter names the list's tool was recorded with only in calls the application
+    /// refused (a `4xx` answer: `title[$regex]`, `400 Invalid query parameter $regex`), sorted.
+    /// Added after `many_joined_fields`: an older host sends none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_names: Vec<String>,
 }
 
 /// What a query grammar proposes: for each list of the request (same order), the parameters it

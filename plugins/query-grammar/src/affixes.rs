@@ -16,7 +16,10 @@
 //!   `][_null]`, `__notin`, the patterns `__like` and `__glob` …), in each spelling the
 //!   vocabulary knows for an operator the family did not establish, and only in the established
 //!   one for an operator it did, besides that word's case-insensitive `i` spelling where the
-//!   vocabulary has one (`][_icontains]` beside an established `][_contains]`).
+//!   vocabulary has one (`][_icontains]` beside an established `][_contains]`). A recorded name
+//!   spelled so with another word that established no role (FeathersJS's `title[$regex]`,
+//!   refused `400 Invalid query parameter $regex`) shows the slot is not open: the family keeps
+//!   the words its lines established and the order comparisons (`title[$like]` is not offered).
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
 //!   object fields. The fields of the entities a many-to-one member joins (`ListQueries::
 //!   joined_fields`) take the forms spelled as a recorded joined field was: dotted inside the
@@ -67,7 +70,7 @@ pub struct FieldAffixes;
 
 impl QueryGrammar for FieldAffixes {
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        let grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
+        let grammar = Grammar::learn_lists(&request.lists);
         let companions = crate::companion::established_affixes(request.lists.iter());
         Ok(QueryGrammarOutcome {
             lists: request
@@ -174,6 +177,10 @@ pub struct Grammar {
     /// Sort names holding their field in brackets (`$sort[title]`, see [`bracket_sort`]): the
     /// spelling around the field, which sorts by any field so spelled.
     sort_forms: BTreeSet<Form>,
+    /// The spellings around a field of the names recorded lines named that established no role
+    /// (`title[$regex]`, refused): a family whose template such a spelling fits with another
+    /// word is no open operator slot.
+    unestablished: BTreeSet<Form>,
 }
 
 /// A bracket form (`filter[`, `][_eq]`): a field between `[` and `]`.
@@ -184,7 +191,25 @@ fn is_bracket_form((before, after): &Form) -> bool {
 impl Grammar {
     /// Learns the grammar from the established roles of every list.
     pub fn learn<'a>(lists: impl IntoIterator<Item = &'a BTreeMap<String, QueryRole>>) -> Self {
-        let mut grammar = Grammar::default();
+        Self::learn_closing(lists, BTreeSet::new())
+    }
+
+    /// Learns the grammar from a request's lists: the roles their recorded lines established,
+    /// and the spellings of the names they named that established none (see
+    /// [`Grammar::unestablished`]).
+    pub fn learn_lists(lists: &[ListQueries]) -> Self {
+        let unestablished = lists.iter().flat_map(unestablished_forms).collect();
+        Self::learn_closing(lists.iter().map(|list| &list.established), unestablished)
+    }
+
+    fn learn_closing<'a>(
+        lists: impl IntoIterator<Item = &'a BTreeMap<String, QueryRole>>,
+        unestablished: BTreeSet<Form>,
+    ) -> Self {
+        let mut grammar = Grammar {
+            unestablished,
+            ..Grammar::default()
+        };
         let mut conflicting_forms: BTreeSet<Form> = BTreeSet::new();
         let mut conflicting_names: BTreeSet<String> = BTreeSet::new();
         for established in lists {
@@ -269,7 +294,11 @@ impl Grammar {
             if ops.len() < 2 || !ops.iter().any(|op| ORDER_COMPARISONS.contains(op)) {
                 continue;
             }
-            let slot = ops.iter().any(|op| SET_OPERATORS.contains(op));
+            let slot = ops.iter().any(|op| SET_OPERATORS.contains(op))
+                && !self
+                    .unestablished
+                    .iter()
+                    .any(|form| fits_template(&template, form));
             for (op, words) in OPERATORS {
                 for word in words.iter() {
                     let insensitive = || {
@@ -407,6 +436,33 @@ fn form_of(name: &str, field: &str) -> Option<Form> {
     Some((name[..at].to_owned(), name[at + field.len()..].to_owned()))
 }
 
+/// The spellings around each of the list's fields of the names its recorded lines named that
+/// established no role, or only its tool's refused calls named.
+fn unestablished_forms(list: &ListQueries) -> impl Iterator<Item = Form> + '_ {
+    list.recorded_names
+        .iter()
+        .chain(&list.refused_names)
+        .filter(|name| !list.established.contains_key(*name))
+        .flat_map(|name| list.fields.iter().filter_map(|field| form_of(name, field)))
+}
+
+/// Whether the form is the template spelled with some word (a run of ASCII letters) for its
+/// operator word.
+fn fits_template(template: &Form, form: &Form) -> bool {
+    let fits = |pattern: &str, text: &str| {
+        let Some((before, after)) = pattern.split_once(PLACEHOLDER) else {
+            return pattern == text;
+        };
+        text.len() > before.len() + after.len()
+            && text.starts_with(before)
+            && text.ends_with(after)
+            && text[before.len()..text.len() - after.len()]
+                .chars()
+                .all(|character| character.is_ascii_alphabetic())
+    };
+    fits(&template.0, &form.0) && fits(&template.1, &form.1)
+}
+
 /// Stands for the operator word in a form's template.
 const PLACEHOLDER: &str = "\u{0}";
 
@@ -468,6 +524,7 @@ mod tests {
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
             many_joined_fields: Vec::new(),
+            refused_names: Vec::new(),
         }
     }
 
@@ -841,6 +898,36 @@ mod tests {
         assert_eq!(extended.get("title_gt"), Some(&filter("title", "gt")));
         assert!(!extended.contains_key("title_startswith"));
         assert!(!extended.contains_key("title_in"));
+    }
+
+    #[test]
+    fn a_recorded_word_that_established_nothing_closes_the_operator_slot() {
+        let tasks = roles(&[
+            ("priority[$lte]", filter("priority", "lte")),
+            ("status[$in]", filter("status", "in")),
+            ("status[$ne]", filter("status", "ne")),
+        ]);
+        let open = Grammar::learn_lists(&[list(&tasks, &["title", "status"], &[])]);
+        let opened = open.extend(&list(&tasks, &["title", "status"], &[]));
+        assert_eq!(
+            opened.get("title[$like]"),
+            Some(&filter("title", "pattern"))
+        );
+        // `title[$regex]` was named by a refused call: the slot takes only the established words
+        // and the order comparisons.
+        let refused = ListQueries {
+            refused_names: names(&["title[$regex]"]),
+            ..list(&tasks, &["title", "status"], &[])
+        };
+        let closed = Grammar::learn_lists(std::slice::from_ref(&refused)).extend(&refused);
+        assert!(!closed.contains_key("title[$like]"), "{closed:?}");
+        assert!(!closed.contains_key("title[$nin]"), "{closed:?}");
+        assert_eq!(closed.get("title[$ne]"), Some(&filter("title", "ne")));
+        assert_eq!(closed.get("title[$gt]"), Some(&filter("title", "gt")));
+        // A recorded name another spelling holds says nothing of the slot.
+        let other = list(&tasks, &["title", "status"], &["$search"]);
+        let still_open = Grammar::learn_lists(std::slice::from_ref(&other)).extend(&other);
+        assert!(still_open.contains_key("title[$like]"));
     }
 
     #[test]

@@ -1130,6 +1130,7 @@ mod tests {
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
             many_joined_fields: Vec::new(),
+            refused_names: Vec::new(),
         };
         let request = QueryGrammarRequest {
             options: Default::default(),

@@ -291,6 +291,7 @@ mod tests {
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
             many_joined_fields: Vec::new(),
+            refused_names: Vec::new(),
         };
         let request = |lists: Vec<ListQueries>| QueryGrammarRequest {
             options: Default::default(),

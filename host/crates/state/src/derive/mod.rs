@@ -248,7 +248,7 @@ fn generalize_views(
     crate::relations::generalize(manifest, timeline, (types, entities), views);
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
-    query_grammar::generalize(manifest, views, entities, rules);
+    query_grammar::generalize(manifest, timeline, views, entities, rules);
     variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);

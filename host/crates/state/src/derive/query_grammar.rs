@@ -17,6 +17,7 @@ use rea_plugin_api::json::Json;
 use rea_plugin_api::query_fields::bracket_path;
 
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail};
+use crate::observation::Timeline;
 use crate::rules::RuleSet;
 
 /// The scalar fields the entities of a type hold, and one level of scalar members of their object
@@ -175,7 +176,24 @@ pub fn list_queries(
         .collect(),
         joined_fields: joined_fields(list, entities, (parameters, nested_plainly)),
         many_joined_fields: Vec::new(),
+        refused_names: Vec::new(),
     }
+}
+
+/// The query names a tool's recorded calls named only where the application refused the call
+/// (a `4xx` answer), sorted.
+fn refused_names(timeline: &Timeline, tool: usize) -> Vec<String> {
+    let mut refused = BTreeSet::new();
+    let mut answered = BTreeSet::new();
+    for observation in timeline.all(tool) {
+        let names = observation.pairs().iter().map(|(name, _)| name.clone());
+        if (400..500).contains(&observation.status) {
+            refused.extend(names);
+        } else {
+            answered.extend(names);
+        }
+    }
+    refused.difference(&answered).cloned().collect()
 }
 
 /// The query parameter names a tool of the manifest was recorded with.
@@ -291,6 +309,7 @@ fn filters_through_relations(manifest: &Manifest, views: &[ReadView]) -> bool {
 /// (see [`list_queries`]; [`many_joined_fields`] where [`filters_through_relations`]).
 pub fn request_lists(
     manifest: &Manifest,
+    timeline: &Timeline,
     views: &[ReadView],
     entities: &[Entity],
 ) -> Vec<ListQueries> {
@@ -309,6 +328,13 @@ pub fn request_lists(
                 if through {
                     queries.many_joined_fields = many_joined_fields(list, entities, nested_plainly);
                 }
+                if let Some(tool) = manifest
+                    .tools
+                    .iter()
+                    .position(|tool| tool.name == view.tool)
+                {
+                    queries.refused_names = refused_names(timeline, tool);
+                }
                 Some(queries)
             }
             _ => None,
@@ -321,6 +347,7 @@ pub fn request_lists(
 /// of them alone (answering no recorded line).
 pub fn generalize(
     manifest: &Manifest,
+    timeline: &Timeline,
     views: &mut [ReadView],
     entities: &[Entity],
     rules: &RuleSet,
@@ -328,7 +355,7 @@ pub fn generalize(
     if rules.query_grammars().is_empty() {
         return;
     }
-    let lists = request_lists(manifest, views, entities);
+    let lists = request_lists(manifest, timeline, views, entities);
     if lists.is_empty() {
         return;
     }
