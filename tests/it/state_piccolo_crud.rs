@@ -201,3 +201,48 @@ fn people_list_newest_first_and_a_created_person_comes_first() {
     let answer = write(&served, "patch_people_by_people_id", Some("6"), body);
     assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 23).1);
 }
+
+#[test]
+fn a_sort_breaks_ties_by_ascending_id_beside_a_newest_first_list() {
+    // `__order` leaves ties in SQLite's rowid order (build entry 25, `__order=priority`: the
+    // priority-1 tasks 1, 5, 7, 10, 14), while the plain list is newest first: the tie order is
+    // learned apart from the default sort, and with it the null placement (`__order=due`, entry
+    // 28: the tasks without a due date first), which the people's sorts take (`email`).
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?__order=-priority",
+            "GET /api/tasks/?__order=status,-priority",
+            "GET /api/tasks/?__order=-due",
+            "GET /api/tasks/?status=done&__order=-priority,title",
+            "GET /api/tasks/?__order=-title&__page_size=5&__page=2",
+        ],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_people",
+        &["GET /api/people/?__order=email"],
+    );
+    // After served writes: a created task of priority 1 comes after the seeded ones it ties
+    // with (probe-crud 11, Aiko's tasks by priority descending).
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let body = json!({"title": "Test the misters", "due": "2026-12-30"});
+    write(&served, "patch_tasks_by_task_id", Some("15"), body);
+    let body = json!({"title": "Test the misters", "status": "open", "priority": 1,
+        "due": "2026-12-30", "project": 4, "assignee": 5});
+    write(&served, "put_tasks_by_task_id", Some("15"), body);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("assignee", "5"), ("__order", "-priority")],
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 11).1);
+}
