@@ -246,3 +246,37 @@ fn a_sort_breaks_ties_by_ascending_id_beside_a_newest_first_list() {
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 11).1);
 }
+
+#[test]
+fn a_project_delete_shown_by_its_count_removes_it_and_its_tasks() {
+    // The build's project delete (entry 91) is read back only through `/api/projects/count/`
+    // (4 again, entry 92) and the tasks filtered by the project (none, entry 93): the count one
+    // less than the held projects shows the project gone, and the empty filter its tasks.
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let project = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    write(&served, "post_projects", None, project);
+    let task = json!({"title": "Paint the tank", "status": "open", "priority": 3,
+        "due": null, "project": 5, "assignee": null});
+    let answer = write(&served, "post_tasks", None, task);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 39).1);
+    let parameter = path_parameter(&served, "delete_projects_by_project_id");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "delete_projects_by_project_id",
+        &[(&parameter, "5")],
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 204, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_projects", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 43).1);
+    let parameter = path_parameter(&served, "get_tasks_by_task_id");
+    let (answer, _) = call_with_strings(&served, "get_tasks_by_task_id", &[(&parameter, "16")]);
+    assert_eq!(answer["status"], 404, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks_count", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["count"], 15, "{answer}");
+}
