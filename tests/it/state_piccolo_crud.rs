@@ -201,3 +201,82 @@ fn people_list_newest_first_and_a_created_person_comes_first() {
     let answer = write(&served, "patch_people_by_people_id", Some("6"), body);
     assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 23).1);
 }
+
+#[test]
+fn a_sort_breaks_ties_by_ascending_id_beside_a_newest_first_list() {
+    // `__order` leaves ties in SQLite's rowid order (build entry 25, `__order=priority`: the
+    // priority-1 tasks 1, 5, 7, 10, 14), while the plain list is newest first: the tie order is
+    // learned apart from the default sort, and with it the null placement (`__order=due`, entry
+    // 28: the tasks without a due date first), which the people's sorts take (`email`).
+    let (served, probes) = served_with_probes("piccolo");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?__order=-priority",
+            "GET /api/tasks/?__order=status,-priority",
+            "GET /api/tasks/?__order=-due",
+            "GET /api/tasks/?status=done&__order=-priority,title",
+            "GET /api/tasks/?__order=-title&__page_size=5&__page=2",
+        ],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_people",
+        &["GET /api/people/?__order=email"],
+    );
+    // After served writes: a created task of priority 1 comes after the seeded ones it ties
+    // with (probe-crud 11, Aiko's tasks by priority descending).
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let body = json!({"title": "Test the misters", "due": "2026-12-30"});
+    write(&served, "patch_tasks_by_task_id", Some("15"), body);
+    let body = json!({"title": "Test the misters", "status": "open", "priority": 1,
+        "due": "2026-12-30", "project": 4, "assignee": 5});
+    write(&served, "put_tasks_by_task_id", Some("15"), body);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("assignee", "5"), ("__order", "-priority")],
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 11).1);
+}
+
+#[test]
+fn a_project_delete_shown_by_its_count_removes_it_and_its_tasks() {
+    // The build's project delete (entry 91) is read back only through `/api/projects/count/`
+    // (4 again, entry 92) and the tasks filtered by the project (none, entry 93): the count one
+    // less than the held projects shows the project gone, and the empty filter its tasks.
+    let served = serve_corpus_app("piccolo");
+    let task = json!({"title": "Test the sprinklers", "status": "doing", "priority": 2,
+        "due": null, "project": 2, "assignee": 1});
+    write(&served, "post_tasks", None, task);
+    let project = json!({"code": "WTR", "name": "Water Tower", "budget": 55, "active": false});
+    write(&served, "post_projects", None, project);
+    let task = json!({"title": "Paint the tank", "status": "open", "priority": 3,
+        "due": null, "project": 5, "assignee": null});
+    let answer = write(&served, "post_tasks", None, task);
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 39).1);
+    let parameter = path_parameter(&served, "delete_projects_by_project_id");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "delete_projects_by_project_id",
+        &[(&parameter, "5")],
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 204, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_projects", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], live_answer("piccolo", "probe-crud", 43).1);
+    let parameter = path_parameter(&served, "get_tasks_by_task_id");
+    let (answer, _) = call_with_strings(&served, "get_tasks_by_task_id", &[(&parameter, "16")]);
+    assert_eq!(answer["status"], 404, "{answer}");
+    let (answer, is_error) = call_with_strings(&served, "get_tasks_count", &[]);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["count"], 15, "{answer}");
+}

@@ -239,7 +239,7 @@ fn is_zero(place: &usize) -> bool {
 
 /// The collection a count path counts: its path less the last segment (`/tasks` of
 /// `/tasks/count`).
-fn parent_path(segments: &[String]) -> Option<String> {
+pub(crate) fn parent_path(segments: &[String]) -> Option<String> {
     let segments = crate::derive::entities::item_segments(segments);
     let (_, parent) = segments.split_last()?;
     Some(format!("/{}", parent.join("/")))

@@ -759,12 +759,19 @@ pub struct QueryModel {
     /// The page size a call naming none is cut at: the default page an argument-less read
     /// showed (see [`crate::derive::default_page`]); `None` lists every match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default_page_size: Option<u64>,
+    pub default_page_size: Option<u32>,
     /// The sort a call naming no sort and no direction is listed in (`-id`): the descending
     /// identity order an argument-less read showed beside a default page (see
     /// [`crate::derive::default_page`]); `None` lists in the state's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default_sort: Option<String>,
+    pub default_sort: Option<Box<str>>,
+    /// The key a sort breaks its ties by (`id` ascending, `-id` descending), spelled as a sort
+    /// key: the identity order the recorded sorted lines showed where the state's order does not
+    /// reproduce them (PiccoloCRUD's `__order` leaving ties in SQLite's rowid order beside a
+    /// newest-first default list; see [`crate::derive::tie_order`]); `None` keeps ties in the
+    /// state's order. Boxed text, as `default_sort`: a model is held in every list view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tie_order: Option<Box<str>>,
     /// The page size value a recorded line showed asking for no bound (`limit=0` listing the
     /// whole collection; see [`crate::derive::default_page`]): a line sending it teaches no
     /// role, and a call sending it (spelled so: `0`, not `00`) is not evaluated, as the bound the
@@ -1027,6 +1034,7 @@ impl QueryModel {
             nulls_first: false,
             default_page_size: None,
             default_sort: None,
+            tie_order: None,
             unbounded_page_size: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),

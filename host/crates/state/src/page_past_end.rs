@@ -40,7 +40,7 @@ fn refused_page(
     model: &QueryModel,
     matched: u64,
 ) -> Option<u64> {
-    let size = model.default_page_size?;
+    let size = u64::from(model.default_page_size?);
     observations
         .filter(|seen| (400..500).contains(&seen.status) && seen.body.is_some())
         .find(|seen| {
@@ -85,7 +85,7 @@ pub fn derive(
 mod tests {
     use super::*;
 
-    fn model(size: Option<u64>) -> QueryModel {
+    fn model(size: Option<u32>) -> QueryModel {
         QueryModel {
             default_page_size: size,
             ..QueryModel::of_roles(&[

@@ -382,7 +382,7 @@ fn contains_text(value: &Json, needle: &str) -> bool {
     }
 }
 
-fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
+pub(crate) fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
     let rank = |value: Option<&Json>| match value {
         None | Some(Json::Null) => 3,
         Some(Json::Number(_)) => 0,
@@ -528,7 +528,7 @@ fn matches_over(
         .filter(|index| selection.selects(candidates[*index], byte_fields))
         .collect();
     if !selection.sort_keys.is_empty() {
-        let sort_keys = selection.sort_keys();
+        let sort_keys = with_tie_order(selection.sort_keys(), model.tie_order.as_deref());
         // A sort by a field no match holds orders nothing the state knows (a sort name the
         // application maps to another field, `show_name` for `name`): not evaluated.
         let unheld = |field: &String| {
@@ -739,7 +739,7 @@ impl<'a> Selection<'a> {
         }
         // A call naming no page size (nor an end) is cut at the list's default page.
         if selection.paging.page_size.is_none() && selection.paging.end.is_none() {
-            selection.paging.page_size = model.default_page_size;
+            selection.paging.page_size = model.default_page_size.map(u64::from);
         }
         // A call naming no sort (nor a direction) lists in the list's default sort.
         if selection.sort_keys.is_empty()
@@ -898,6 +898,17 @@ impl Cursor {
         }
         false
     }
+}
+
+/// The sort keys with the model's tie order after them (see [`QueryModel::tie_order`]), unless
+/// a key already sorts by its field.
+fn with_tie_order(mut keys: Vec<(String, bool)>, tie_order: Option<&str>) -> Vec<(String, bool)> {
+    for tie in tie_order.and_then(sort_keys).unwrap_or_default() {
+        if !keys.iter().any(|(field, _)| *field == tie.0) {
+            keys.push(tie);
+        }
+    }
+    keys
 }
 
 /// How two objects compare by sort keys (the text of `byte_fields` as byte strings; a missing
@@ -1360,6 +1371,34 @@ mod tests {
         assert_eq!(run(&model, &[("author", "alice")], &data), Some(vec![2, 0]));
         // A sort is the call's own.
         assert_eq!(run(&model, &[("sort", "views")], &data), Some(vec![3, 1]));
+    }
+
+    #[test]
+    fn a_sort_breaks_its_ties_by_the_tie_order() {
+        // The posts in state order newest first; posts 2 and 3 tie on their views.
+        let mut data = objects(POSTS);
+        data.reverse();
+        let mut model = model(&[("sort", QueryRole::Sort)]);
+        // Ties in state order: 3 before 2.
+        assert_eq!(
+            run(&model, &[("sort", "-views")], &data),
+            Some(vec![3, 1, 2, 0])
+        );
+        // Ties by ascending id: 2 before 3, whatever the key's direction.
+        model.tie_order = Some("id".into());
+        assert_eq!(
+            run(&model, &[("sort", "-views")], &data),
+            Some(vec![3, 2, 1, 0])
+        );
+        assert_eq!(
+            run(&model, &[("sort", "views")], &data),
+            Some(vec![0, 2, 1, 3])
+        );
+        // A key sorting by the tie's field is the call's own.
+        assert_eq!(
+            run(&model, &[("sort", "-id")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
     }
 
     #[test]

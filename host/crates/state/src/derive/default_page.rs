@@ -91,12 +91,13 @@ fn holds_number(value: &Json, size: u64) -> bool {
 
 /// The default page size of a list: the one size every argument-less line of it showing a
 /// default page shows (see [`shown_size`]); `None` when none shows one or two disagree.
-pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entities) -> Option<u64> {
+pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entities) -> Option<u32> {
     let mut sizes = lines
         .iter()
         .filter_map(|line| shown_size(line, plan, entities, lines));
     let size = sizes.next()?;
-    sizes.all(|other| other == size).then_some(size)
+    let agreed = sizes.all(|other| other == size).then_some(size)?;
+    u32::try_from(agreed).ok()
 }
 
 /// The page size value that asks for no bound: the one value of a line naming nothing but a
@@ -217,7 +218,12 @@ mod tests {
             record(1, "GET", "/posts?author=alice", 200, json!(alice)),
         ]);
         match fixture.view("get_posts") {
-            crate::model::ViewDetail::List(list) => list.query.as_ref()?.default_sort.clone(),
+            crate::model::ViewDetail::List(list) => list
+                .query
+                .as_ref()?
+                .default_sort
+                .as_deref()
+                .map(str::to_owned),
             other => panic!("a list view: {other:?}"),
         }
     }

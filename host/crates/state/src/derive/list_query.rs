@@ -57,9 +57,11 @@ struct Evaluator<'a> {
     /// Whether sorts place null keys first (see [`QueryModel::nulls_first`]).
     nulls_first: bool,
     /// The page size a line naming none is cut at (see [`QueryModel::default_page_size`]).
-    default_page_size: Option<u64>,
+    default_page_size: Option<u32>,
     /// The sort a line naming none lists in (see [`QueryModel::default_sort`]).
-    default_sort: Option<String>,
+    default_sort: Option<Box<str>>,
+    /// The key sorts break ties by (see [`QueryModel::tie_order`]).
+    tie_order: Option<Box<str>>,
     /// The page size value asking for no bound (see [`QueryModel::unbounded_page_size`]).
     unbounded_page_size: Option<u32>,
 }
@@ -82,6 +84,7 @@ impl<'a> Evaluator<'a> {
             nulls_first: self.nulls_first,
             default_page_size: self.default_page_size,
             default_sort: self.default_sort.clone(),
+            tie_order: self.tie_order.clone(),
             unbounded_page_size: self.unbounded_page_size,
             ..QueryModel::of_roles(&[])
         };
@@ -174,7 +177,7 @@ pub(super) fn learn_query(
     }
     let default_page = (
         super::default_page::learned(passing, plan, entities),
-        super::default_page::learned_sort(passing, plan, entities),
+        super::default_page::learned_sort(passing, plan, entities).map(String::into_boxed_str),
         super::default_page::unbounded_size(passing, plan, entities),
     );
     // A line asking for no bound shows envelope members (the bound it applied) no argument
@@ -193,8 +196,11 @@ pub(super) fn learn_query(
                 || unbounded(&lines[*index])
         })
         .collect();
+    let identity = entities
+        .entity_type(&plan.entity_type)
+        .map_or("", |entity_type| entity_type.identity_field.as_str());
     let (mut evaluator, (mut chosen, answered)) = choose_with_null_placement(
-        &lines,
+        (&lines, identity),
         &options,
         &untestable,
         (&objects, &collections),
@@ -207,22 +213,24 @@ pub(super) fn learn_query(
 
 /// A list's default page size, default sort and the page size value asking for no bound (see
 /// [`super::default_page`]).
-type DefaultPage = (Option<u64>, Option<String>, Option<u32>);
+type DefaultPage = (Option<u32>, Option<Box<str>>, Option<u32>);
 
 /// The roles chosen and the lines they answered (see [`choose_roles`]).
 type ChosenRoles = (BTreeMap<String, QueryRole>, Vec<usize>);
 
 /// The roles that reproduce the most lines (see [`choose_roles`]) with their evaluator: sorts
 /// placing null keys last, or first where that answers more lines (see
-/// [`QueryModel::nulls_first`]).
+/// [`QueryModel::nulls_first`]), and breaking ties in the state's order, or by the identity
+/// (`identity`, the type's identity member) where that answers more lines (see
+/// [`super::tie_order`]). The first placement answering every testable line is taken.
 fn choose_with_null_placement<'o>(
-    lines: &[QueryLine<'_>],
+    (lines, identity): (&[QueryLine<'_>], &str),
     options: &BTreeMap<String, Vec<QueryRole>>,
     untestable: &BTreeSet<usize>,
     (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
     (default_page_size, default_sort, unbounded_page_size): DefaultPage,
 ) -> Option<(Evaluator<'o>, ChosenRoles)> {
-    let evaluator = |nulls_first: bool| Evaluator {
+    let evaluator = |nulls_first: bool, tie_order: Option<Box<str>>| Evaluator {
         collections: collections
             .iter()
             .map(|(key, indexes)| {
@@ -234,25 +242,59 @@ fn choose_with_null_placement<'o>(
         nulls_first,
         default_page_size,
         default_sort: default_sort.clone(),
+        tie_order,
         unbounded_page_size,
     };
-    let mut last = evaluator(false);
-    let chosen = choose_roles(lines, options, untestable, &mut last);
     let testable = lines.len() - untestable.len();
-    if chosen
-        .as_ref()
-        .is_some_and(|(_, answered)| answered.len() == testable)
-    {
-        return chosen.map(|chosen| (last, chosen));
-    }
-    let mut first = evaluator(true);
-    let with_first = choose_roles(lines, options, untestable, &mut first);
     let answers =
         |found: &Option<ChosenRoles>| found.as_ref().map_or(0, |(_, answered)| answered.len());
-    if answers(&with_first) > answers(&chosen) {
-        return with_first.map(|chosen| (first, chosen));
+    let mut best: Option<(Evaluator<'o>, ChosenRoles)> = None;
+    for tie_order in tie_orders(lines, options, identity, &evaluator(false, None)) {
+        for nulls_first in [false, true] {
+            let mut trial = evaluator(nulls_first, tie_order.clone());
+            let chosen = choose_roles(lines, options, untestable, &mut trial);
+            let count = answers(&chosen);
+            if count == testable {
+                return chosen.map(|chosen| (trial, chosen));
+            }
+            let best_count = best.as_ref().map_or(0, |(_, (_, answered))| answered.len());
+            if count > best_count {
+                best = chosen.map(|chosen| (trial, chosen));
+            }
+        }
     }
-    chosen.map(|chosen| (last, chosen))
+    best
+}
+
+/// The tie orders tried, in order: the state's (`None`), then, when some line names a parameter
+/// that may sort, the identity's directions that order some collection otherwise (see
+/// [`super::tie_order::candidates`]).
+fn tie_orders(
+    lines: &[QueryLine<'_>],
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    identity: &str,
+    evaluator: &Evaluator<'_>,
+) -> Vec<Option<Box<str>>> {
+    let may_sort = lines.iter().any(|line| {
+        line.arguments.iter().any(|(name, _)| {
+            options
+                .get(name)
+                .is_some_and(|roles| roles.contains(&QueryRole::Sort))
+        })
+    });
+    let mut tie_orders = vec![None];
+    if may_sort {
+        let collections = evaluator
+            .collections
+            .values()
+            .map(|(_, candidates)| candidates.as_slice());
+        tie_orders.extend(
+            super::tie_order::candidates(identity, collections)
+                .into_iter()
+                .map(|tie_order| Some(tie_order.into_boxed_str())),
+        );
+    }
+    tie_orders
 }
 
 /// The roles link parameters may play, by name, and the links learned for names only the
@@ -883,6 +925,7 @@ fn query_model(
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
         default_sort: evaluator.default_sort.clone(),
+        tie_order: evaluator.tie_order.clone(),
         unbounded_page_size: evaluator.unbounded_page_size,
         record_ordinals,
         generalized: BTreeMap::new(),
@@ -1186,6 +1229,7 @@ fn cursor_members(
         nulls_first: evaluator.nulls_first,
         default_page_size: evaluator.default_page_size,
         default_sort: evaluator.default_sort.clone(),
+        tie_order: evaluator.tie_order.clone(),
         unbounded_page_size: evaluator.unbounded_page_size,
         ..QueryModel::of_roles(&[])
     };
@@ -1203,7 +1247,7 @@ fn cursor_members(
         .minted(form)
     };
     let mut found: Vec<CursorMember> = page_links(
-        (chosen, evaluator.default_page_size),
+        (chosen, evaluator.default_page_size.map(u64::from)),
         lines,
         (ends, pages),
         list_pointer,

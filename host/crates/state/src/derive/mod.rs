@@ -60,6 +60,7 @@ pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
 pub(crate) mod tests;
+pub(crate) mod tie_order;
 pub(crate) mod variant_relief;
 pub mod windows;
 

@@ -620,8 +620,59 @@ fn check_recorded_read(
         check_body_read(replay, service, manifest, &read, rules);
     } else if let Some(member) = views.member_reads.get(&observation.tool) {
         check_member_read(replay, service, manifest, (observation, record), member);
+    } else if let Some((entity_type, _)) = views.count_reads.get(&observation.tool) {
+        check_count_read(
+            replay,
+            service,
+            manifest,
+            (observation, record),
+            entity_type,
+        );
     } else if let Some(scope) = views.scopes.get(&observation.tool).cloned() {
         check_read(replay, service, manifest, observation, record, &scope);
+    }
+}
+
+/// A count view's read of a whole collection (no query; see [`crate::count_views`]): answered
+/// through the state's read path, agreeing with the recording confirms the deletes of the
+/// collection's entities no read has confirmed yet, as a whole list no longer listing them
+/// would (the number counts every entity the collection holds). It confirms nothing else (a
+/// count shows no entity's values) and blames nothing.
+fn check_count_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    (observation, record): (&Observation, &CaptureRecord),
+    entity_type: &str,
+) {
+    let Some(parent) = crate::count_views::parent_path(&observation.segments) else {
+        return;
+    };
+    if !observation.pairs().is_empty() {
+        return;
+    }
+    let tool = &manifest.tools[observation.tool];
+    let Some(answer) = state_answer(service, &tool.name, observation) else {
+        return;
+    };
+    if !agrees_with(&answer, record, &[]) {
+        return;
+    }
+    let group = (entity_type.to_owned(), collection_key(&parent).to_owned());
+    let Some(pending) = replay.pending.get_mut(&group) else {
+        return;
+    };
+    let mut confirmed: Vec<usize> = Vec::new();
+    for events in pending.values_mut() {
+        let (deletes, others): (Vec<usize>, Vec<usize>) = events
+            .iter()
+            .partition(|event| replay.events[**event].delete);
+        confirmed.extend(deletes);
+        *events = others;
+    }
+    pending.retain(|_, events| !events.is_empty());
+    for event in confirmed {
+        replay.confirm_event(event, observation.ordinal, Shown::Listed);
     }
 }
 

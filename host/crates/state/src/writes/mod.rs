@@ -248,6 +248,9 @@ pub(crate) struct Views {
     pub body_reads: HashMap<usize, BodyScope>,
     /// The member views (by tool): what their reads after a member write show of its entity.
     pub member_reads: HashMap<usize, member::MemberScope>,
+    /// The count views (by tool): the type they count and the member holding the number; a read
+    /// of one after a delete may show the entity gone (see [`observe`]'s count reads).
+    pub count_reads: HashMap<usize, (String, String)>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
     pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Per document view, the members its document holds with their JSON types: at its root
@@ -437,7 +440,11 @@ impl Views {
                 );
             }
             ViewDetail::Member(member) => self.add_member(tool, member),
-            ViewDetail::Count(_) | ViewDetail::Recorded { .. } => {}
+            ViewDetail::Count(count) => {
+                self.count_reads
+                    .insert(tool, (count.entity_type.clone(), count.member.clone()));
+            }
+            ViewDetail::Recorded { .. } => {}
         }
     }
 }

@@ -2,9 +2,9 @@
 //! what each call was observed to do.
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
-//! type its item, list or body-query view reads, or its document view), and to the window of the
-//! latest unlinked create until the next write of any tool; a delete of an item of a held type
-//! closes every other scope's window (it may clear what other types' entities held of it); a
+//! type its item, list, body-query or count view reads, or its document view), and to the window
+//! of the latest unlinked create until the next write of any tool; a delete of an item of a held
+//! type closes every other scope's window (it may clear what other types' entities held of it); a
 //! later write naming a call's entity (its id a path segment or a string of its body: a child's
 //! create naming its parent) ends that call's window for it. A call's entity after is the first
 //! read of the written entity by id in its window (absent when it answers as the item view's
@@ -12,9 +12,11 @@
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
 //! nothing), else the entity its answer showed, else (an update or delete) the entity as the first
 //! list read in the window listed it, filtered or not, when it holds the held entity's members at
-//! every depth (a filter selects; a sparse fieldset projects and is not the entity); the
-//! simulated state then takes that value, and the first whole list read in the window
-//! gives the collection's order, so the next call's entity before is what the application held.
+//! every depth (a filter selects; a sparse fieldset projects and is not the entity), else (a
+//! delete) absent when a count view's read of the whole collection counts one less than the
+//! entities held with it; the simulated state then takes that value, and the first whole list
+//! read in the window gives the collection's order, so the next call's entity before is what the
+//! application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -519,7 +521,14 @@ fn windowed_calls(
             None => views
                 .body_reads
                 .get(&observation.tool)
-                .map(|body| format!("type {}", body.entity_type)),
+                .map(|body| &body.entity_type)
+                .or_else(|| {
+                    views
+                        .count_reads
+                        .get(&observation.tool)
+                        .map(|(entity_type, _)| entity_type)
+                })
+                .map(|entity_type| format!("type {entity_type}")),
         };
         if let Some(call) = scope.and_then(|scope| latest.get(&scope)) {
             calls[*call].window.push(observation.ordinal);
@@ -1357,6 +1366,8 @@ struct ReadsAfter {
     listed: Option<Json>,
     /// The entity as the first list read listing it showed it, filtered or not.
     any_listed: Option<Json>,
+    /// The number the first count read of the whole collection (no query) showed.
+    counted: Option<u64>,
 }
 
 impl ReadsAfter {
@@ -1592,8 +1603,25 @@ fn reads_after(
         {
             seen.body_read(read, body, &info.identity, id);
         }
+        if let Some((counted_type, member)) = views.count_reads.get(&read.tool)
+            && counted_type == entity_type
+            && seen.counted.is_none()
+        {
+            seen.counted = whole_count(read, member, collection);
+        }
     }
     seen
+}
+
+/// The number a successful count read of the whole `collection` (its path's parent, no query)
+/// shows in `member`.
+fn whole_count(read: &Observation, member: &str, collection: &str) -> Option<u64> {
+    let counts = crate::count_views::parent_path(&read.segments)
+        .is_some_and(|parent| collection_key(&parent) == collection_key(collection));
+    if !read.is_success() || !read.pairs().is_empty() || !counts {
+        return None;
+    }
+    read.body.as_ref()?.get(member)?.as_number()?.as_u64()
 }
 
 /// The position of the first successful write of another call after `call`, within its window,
@@ -1694,6 +1722,16 @@ fn observe_after(
         after = After::Present(listed);
     }
     if after == After::Unobserved && call.before.is_some() && seen.unlisted == Some(true) {
+        after = After::Absent;
+    }
+    // A count of the whole collection one less than the entities held with this one shows it
+    // gone (PiccoloCRUD's `/count/` after a delete no list or item read follows).
+    if after == After::Unobserved
+        && call.before.is_some()
+        && seen.counted.is_some_and(|counted| {
+            counted + 1 == sim.collection(&entity_type, &collection).len() as u64
+        })
+    {
         after = After::Absent;
     }
     if call.response_pointer.is_none()

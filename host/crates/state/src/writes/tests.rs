@@ -4771,3 +4771,44 @@ fn a_bodyless_put_the_names_document_does_not_show_stays_withheld() {
     let fixture = derive(records);
     assert!(fixture.state.write_plans.iter().all(|plan| !plan.served));
 }
+
+#[test]
+fn a_delete_shown_only_by_the_collections_count_falling_is_observed_and_confirmed() {
+    // PiccoloCRUD's `/count/` after a delete that no list or item read follows: a count of the
+    // whole collection one less than the entities held with the deleted one shows it gone, and
+    // the state's count agreeing with it confirms the delete.
+    let task = |id: u64, title: &str| json!({"id": id, "title": title});
+    let capture = |after: u64| {
+        derive(vec![
+            get(
+                0,
+                "/tasks/",
+                200,
+                json!([task(3, "c"), task(2, "b"), task(1, "a")]),
+            ),
+            get(1, "/tasks/1/", 200, task(1, "a")),
+            get(2, "/tasks/?title=a", 200, json!([task(1, "a")])),
+            get(3, "/tasks/count/", 200, json!({"count": 3})),
+            get(4, "/tasks/count/?title=a", 200, json!({"count": 1})),
+            record(5, "DELETE", "/tasks/2/", None, 204, Value::Null),
+            get(6, "/tasks/count/", 200, json!({"count": after})),
+        ])
+    };
+    let fixture = capture(2);
+    let delete = fixture.plan("delete_tasks_by_task_id");
+    let counts = fixture.state.views.iter().any(|view| {
+        view.tool == "get_tasks_count" && matches!(view.detail, crate::model::ViewDetail::Count(_))
+    });
+    assert!(counts, "{:?}", fixture.state.views);
+    assert!(delete.served, "{delete:?}");
+    assert_eq!(delete.confirmed_by, vec![6]);
+    let (deleted, error) = fixture.call("delete_tasks_by_task_id", json!({"task_id": "3"}));
+    assert!(!error, "{deleted}");
+    let (counted, _) = fixture.call("get_tasks_count", json!({}));
+    assert_eq!(counted["body"], json!({"count": 2}), "{counted}");
+    // A count that did not fall shows nothing of the delete.
+    let unchanged = capture(3);
+    let delete = unchanged.plan("delete_tasks_by_task_id");
+    assert!(!delete.served);
+    assert_eq!(delete.reason.as_deref(), Some("no-observation"));
+}
