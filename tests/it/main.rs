@@ -93,6 +93,7 @@ mod state_document_writes;
 mod state_drf_plain;
 mod state_echo_order;
 mod state_error_answers;
+mod state_field_exclusions;
 mod state_field_selection;
 mod state_folder_entries;
 mod state_folder_listings;

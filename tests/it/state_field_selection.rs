@@ -79,6 +79,7 @@ fn a_list_selection_of_other_fields_shows_those_and_the_kept_ones() {
             parameter: "_fields".to_owned(),
             kept: vec!["id".to_owned(), "last_modified".to_owned()],
             listed: false,
+            excludes: false,
         })
     );
     let record = probe_with_line(
@@ -112,6 +113,7 @@ fn an_item_selection_never_recorded_on_items_shows_the_fields_asked_for() {
             parameter: "fields".to_owned(),
             kept: Vec::new(),
             listed: false,
+            excludes: false,
         })
     );
     let record = probe_with_line(&probes, "GET /items/tasks/8?fields=title%2Cstate");
@@ -156,6 +158,7 @@ fn parse_keys_is_learned_and_offered_on_the_sibling_lists() {
             "updatedAt".to_owned(),
         ],
         listed: false,
+        excludes: false,
     };
     // Recorded on the Task list (`keys=title,status`): the identity and both clocks kept. The
     // expanded pointer of `include=project` (an item showing every field a task holds) selected

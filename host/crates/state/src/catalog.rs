@@ -255,6 +255,13 @@ fn generalized_arguments(
             });
         }
     }
+    if let ViewDetail::List(list) = &view.detail
+        && let Some(exclusion) = &list.exclusion
+    {
+        names.entry(exclusion.parameter.clone()).or_insert_with(|| {
+            "Query parameter: the fields to leave out (comma-separated), as the recorded field selections of this application did".to_owned()
+        });
+    }
     for relation in relations {
         for (name, _) in &relation.query {
             names.entry(name.clone()).or_insert_with(|| {

@@ -533,6 +533,11 @@ pub struct ListView {
     /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<crate::selection::FieldSelection>,
+    /// The selection of the fields to leave out the state's checked reads taught (a
+    /// [`crate::selection::FieldSelection::excludes`] rule), beside a selection of the fields
+    /// to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusion: Option<Box<crate::selection::FieldSelection>>,
     /// The queries showing related entities in one member of each listed entity (as
     /// [`ItemView::relations`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

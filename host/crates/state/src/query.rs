@@ -32,12 +32,13 @@ pub fn is_sort_parameter(name: &str) -> bool {
 
 /// Field-selection parameter names: a call naming one asks for a `projection`; other parameters
 /// that show members in another representation are a `variant`.
-pub const PROJECTION_NAMES: [&str; 11] = [
+pub const PROJECTION_NAMES: [&str; 12] = [
     "fields",
     "_fields",
     "select",
     "$select",
     "exclude",
+    "omit",
     "include",
     "only",
     "attributes",

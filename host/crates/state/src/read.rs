@@ -1176,6 +1176,9 @@ impl StateService {
         call: &Call,
         stale: bool,
     ) -> Option<StateAnswer> {
+        if let Some(answer) = self.answer_excluded((tool, view, stale), call) {
+            return Some(answer);
+        }
         let (selection, entity_type) = match &view.detail {
             ViewDetail::Item(item) => (item.selection.as_ref()?, &item.entity_type),
             ViewDetail::List(list) => (list.selection.as_ref()?, &list.entity_type),
@@ -1200,6 +1203,43 @@ impl StateService {
             },
         )
         .or_else(|| self.answer_narrowed((tool, view, stale), call, selection, &fields))
+    }
+
+    /// A list call leaving out fields (see [`crate::model::ListView::exclusion`]): the call
+    /// without its selection answered from the state, the view showing the fields it hides that
+    /// a recorded exclusion of it named, each entity then shown without the fields left out.
+    /// `None` when the view learned no exclusion or the call makes none it explains.
+    fn answer_excluded(
+        &self,
+        (tool, view, stale): (&str, &crate::model::ReadView, bool),
+        call: &Call,
+    ) -> Option<StateAnswer> {
+        let ViewDetail::List(list) = &view.detail else {
+            return None;
+        };
+        let exclusion = list.exclusion.as_ref()?;
+        if call.repeated() {
+            return None;
+        }
+        let held = self.held_fields(&list.entity_type);
+        let excluded = exclusion.excluded_for(&call.pairs(), |field| held.contains(field))?;
+        let named: Vec<String> = (list.lines.iter())
+            .flat_map(|line| line.query.iter().flatten())
+            .filter(|(name, _)| *name == exclusion.parameter)
+            .filter_map(|(_, value)| crate::selection::plain_fields(value))
+            .flatten()
+            .filter(|field| !excluded.contains(field))
+            .collect();
+        let shown = shown_selected(view, &named);
+        self.answer_reshaped(
+            (tool, shown.as_ref().unwrap_or(view), stale),
+            call,
+            |name| name == exclusion.parameter,
+            |entity| {
+                *entity = crate::render::project_without(entity, &excluded);
+                Some(())
+            },
+        )
     }
 
     /// A list call selecting fields a checked line's wider selection showed (`username` where a

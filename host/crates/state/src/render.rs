@@ -70,6 +70,18 @@ pub fn project_to(rendered: &Json, fields: &[String]) -> Json {
     Json::Object(projected)
 }
 
+/// An entity without the named fields, its other members in their order.
+pub fn project_without(rendered: &Json, excluded: &[String]) -> Json {
+    let Some(object) = rendered.as_object() else {
+        return rendered.clone();
+    };
+    let kept = object
+        .iter()
+        .filter(|(name, _)| !excluded.iter().any(|field| field == name))
+        .map(|(name, value)| (name.to_owned(), value.clone()));
+    Json::Object(Object::from_iter(kept))
+}
+
 /// Whether a read asked for some fields only: it names a field-selection parameter.
 pub fn selects_fields(pairs: &[(String, String)]) -> bool {
     pairs
@@ -245,6 +257,22 @@ mod tests {
     use super::*;
 
     use crate::test_support::parsed_json as json;
+
+    #[test]
+    fn an_entity_without_fields_keeps_the_others_in_order() {
+        let entity = json(r#"{"id": 3, "name": "Ana", "email": "a@x.test", "role": "qa"}"#);
+        let without = project_without(&entity, &["email".to_owned(), "colour".to_owned()]);
+        assert_eq!(
+            without.to_canonical_string(),
+            json(r#"{"id": 3, "name": "Ana", "role": "qa"}"#).to_canonical_string()
+        );
+        assert_eq!(
+            without
+                .as_object()
+                .map(|object| object.keys().collect::<Vec<_>>()),
+            Some(vec!["id", "name", "role"])
+        );
+    }
 
     #[test]
     fn counters_keep_their_representation() {

@@ -16,6 +16,14 @@
 //! member) with those fields and the kept ones; anything else (a star, a relation path, a field
 //! no entity holds, a repeated or second selection parameter) is left to the view's other
 //! answers.
+//!
+//! A parameter whose every recorded selection showed none of the fields it named and some it
+//! did not names the fields to leave out (`omit=createdAt,updatedAt`, `exclude=text,creator`;
+//! [`FieldSelection::excludes`]): learned over every type at once and taken by each list view
+//! beside its selection ([`crate::model::ListView::exclusion`]), a call naming fields the state
+//! holds answers the list without them, showing those its plain read hides that a recorded
+//! exclusion of the view named (TiddlyWiki's `text`, hidden unless another exclusion replaces
+//! the default one).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,6 +49,11 @@ pub struct FieldSelection {
     /// offers it so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub listed: bool,
+    /// Whether the parameter names the fields to leave out instead (`omit=createdAt,updatedAt`,
+    /// `exclude=text,creator`): every recorded selection showed none of the fields it named and
+    /// some it did not, so a selection shows every field its entity holds but those.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub excludes: bool,
 }
 
 /// A selection a read made: its query pairs and the fields it showed.
@@ -112,13 +125,30 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
                 let expected: BTreeSet<&String> = requested.iter().chain(&kept).collect();
                 shown == expected
             });
-            agree.then(|| FieldSelection {
+            if agree {
+                return Some(FieldSelection {
+                    parameter: parameter.to_owned(),
+                    kept,
+                    listed: false,
+                    excludes: false,
+                });
+            }
+            leave_out(&selections).then(|| FieldSelection {
                 parameter: parameter.to_owned(),
-                kept,
+                kept: Vec::new(),
                 listed: false,
+                excludes: true,
             })
         })
         .collect()
+}
+
+/// Whether every selection showed none of the fields it named and some it did not: the
+/// parameter names the fields to leave out.
+fn leave_out(selections: &[Asked<'_>]) -> bool {
+    selections.iter().all(|(requested, shown)| {
+        !shown.is_empty() && shown.iter().all(|field| !requested.contains(field))
+    })
 }
 
 /// Teaches every item and list view whose tool takes a learned selection parameter that rule,
@@ -141,7 +171,8 @@ pub fn generalize(
         .flatten()
         .map(|(pairs, shown)| (*pairs, shown.as_slice()))
         .collect();
-    let mut common = learn(&all);
+    let (mut exclusions, mut common): (Vec<_>, Vec<_>) =
+        learn(&all).into_iter().partition(|rule| rule.excludes);
     let mut learned: BTreeMap<&str, Vec<FieldSelection>> = BTreeMap::new();
     if common.is_empty() {
         for (entity_type, examples) in &by_type {
@@ -149,13 +180,15 @@ pub fn generalize(
                 .iter()
                 .map(|(pairs, shown)| (*pairs, shown.as_slice()))
                 .collect();
-            learned.insert(entity_type.as_str(), learn(&examples));
+            let rules = learn(&examples).into_iter().filter(|rule| !rule.excludes);
+            learned.insert(entity_type.as_str(), rules.collect());
         }
     }
     for rules in learned.values_mut() {
         mark_listed(manifest, rules);
     }
     mark_listed(manifest, &mut common);
+    mark_listed(manifest, &mut exclusions);
     for view in views.iter_mut() {
         let rules = if common.is_empty() {
             let entity_type = match &view.detail {
@@ -168,7 +201,29 @@ pub fn generalize(
             common.as_slice()
         };
         take_rule(manifest, rules, view);
+        take_exclusion(manifest, &exclusions, view);
     }
+}
+
+/// Gives a list view the rule leaving fields out its tool takes, or else the one such rule
+/// learned (as a selection is offered to sibling lists: what it leaves out is the fields it
+/// names, whatever the type).
+fn take_exclusion(manifest: &Manifest, rules: &[FieldSelection], view: &mut ReadView) {
+    let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
+        return;
+    };
+    let ViewDetail::List(list) = &mut view.detail else {
+        return;
+    };
+    let takes = |rule: &&FieldSelection| {
+        (tool.query_parameters.iter())
+            .any(|parameter| folded_name(&parameter.name) == rule.parameter)
+    };
+    let only = match rules {
+        [rule] => Some(rule),
+        _ => None,
+    };
+    list.exclusion = rules.iter().find(takes).or(only).cloned().map(Box::new);
 }
 
 /// The selections the successful reads of each type's item and list views made: their query
@@ -402,7 +457,7 @@ impl FieldSelection {
     /// selection too.
     pub fn paths_for(&self, pairs: &[(String, String)]) -> Option<Vec<Selected>> {
         let (parameter, value) = one_selection(pairs)?;
-        (parameter == self.parameter)
+        (parameter == self.parameter && !self.excludes)
             .then(|| path_selection(value))
             .flatten()
     }
@@ -415,14 +470,10 @@ impl FieldSelection {
         pairs: &[(String, String)],
         held: impl Fn(&str) -> bool,
     ) -> Option<Vec<String>> {
-        let (parameter, value) = one_selection(pairs)?;
-        if parameter != self.parameter {
+        if self.excludes {
             return None;
         }
-        let requested = plain_fields(value)?;
-        if !requested.iter().all(|field| held(field)) {
-            return None;
-        }
+        let requested = self.named_by(pairs, held)?;
         let mut fields = requested;
         for field in &self.kept {
             if !fields.contains(field) {
@@ -430,6 +481,34 @@ impl FieldSelection {
             }
         }
         Some(fields)
+    }
+
+    /// The fields a call's query leaves out under a rule that [`FieldSelection::excludes`]; `None`
+    /// as [`FieldSelection::fields_for`] (and under a rule naming the fields to show).
+    pub fn excluded_for(
+        &self,
+        pairs: &[(String, String)],
+        held: impl Fn(&str) -> bool,
+    ) -> Option<Vec<String>> {
+        self.excludes.then(|| self.named_by(pairs, held)).flatten()
+    }
+
+    /// The plain fields the call's one selection names with this parameter, each one `held`
+    /// allows.
+    fn named_by(
+        &self,
+        pairs: &[(String, String)],
+        held: impl Fn(&str) -> bool,
+    ) -> Option<Vec<String>> {
+        let (parameter, value) = one_selection(pairs)?;
+        if parameter != self.parameter {
+            return None;
+        }
+        let requested = plain_fields(value)?;
+        requested
+            .iter()
+            .all(|field| held(field))
+            .then_some(requested)
     }
 }
 
@@ -503,6 +582,7 @@ mod tests {
                 parameter: "_fields".into(),
                 kept: names(&["id", "last_modified"]),
                 listed: false,
+                excludes: false,
             }]
         );
         let held = |field: &str| ["title", "status", "assignee", "due", "id"].contains(&field);
@@ -552,15 +632,42 @@ mod tests {
                 parameter: "fields".into(),
                 kept: Vec::new(),
                 listed: false,
+                excludes: false,
             }]
         );
         // A selection showing a field it did not ask for where another kept none disagrees.
         let extra_shown = names(&["id", "title", "sort", "owner"]);
         assert!(learn(&[(&exact, &exact_shown), (&other, &extra_shown)]).is_empty());
-        // An exclusion shows fields it did not name and not the ones it named.
+        // An exclusion shows fields it did not name and not the ones it named: a rule of the
+        // fields to leave out, which selects nothing to show.
         let exclude = pairs(&[("exclude", "text,creator")]);
         let exclude_shown = names(&["title", "tags"]);
-        assert!(learn(&[(&exclude, &exclude_shown)]).is_empty());
+        let learned = learn(&[(&exclude, &exclude_shown)]);
+        assert_eq!(
+            learned,
+            vec![FieldSelection {
+                parameter: "exclude".into(),
+                kept: Vec::new(),
+                listed: false,
+                excludes: true,
+            }]
+        );
+        let held = |field: &str| ["title", "tags", "email"].contains(&field);
+        let asked = pairs(&[("exclude", "email"), ("filter", "[tag[Contact]]")]);
+        assert_eq!(
+            learned[0].excluded_for(&asked, held),
+            Some(names(&["email"]))
+        );
+        assert_eq!(learned[0].fields_for(&asked, held), None);
+        assert_eq!(learned[0].paths_for(&asked), None);
+        assert_eq!(
+            learned[0].excluded_for(&pairs(&[("exclude", "colour")]), held),
+            None
+        );
+        // One exclusion showing a field it named is no exclusion.
+        let showing = pairs(&[("exclude", "title")]);
+        let showing_shown = names(&["title", "tags"]);
+        assert!(learn(&[(&exclude, &exclude_shown), (&showing, &showing_shown)]).is_empty());
         // A kept field one selection named itself still agrees.
         let with_id = pairs(&[("_fields", "id,title")]);
         let with_id_shown = names(&["id", "title", "last_modified"]);

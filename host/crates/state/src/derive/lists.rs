@@ -834,6 +834,7 @@ pub fn verify(
         projected_record_ordinals: matched.projections.keys().copied().collect(),
         restated_query: Vec::new(),
         selection: None,
+        exclusion: None,
         relations: Vec::new(),
         joins: Vec::new(),
         parent: None,

@@ -114,6 +114,7 @@ mod tests {
                 projected_record_ordinals: Vec::new(),
                 restated_query: Vec::new(),
                 selection: None,
+                exclusion: None,
                 relations: Vec::new(),
                 joins: Vec::new(),
                 parent: None,
