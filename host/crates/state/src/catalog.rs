@@ -413,7 +413,7 @@ fn selection_members(
     view: &crate::model::ReadView,
 ) -> Option<rea_manifest::catalog::ArgumentFamily> {
     let selection = match &view.detail {
-        crate::model::ViewDetail::List(list) => list.selection.as_ref(),
+        crate::model::ViewDetail::List(list) => list.selection.as_deref(),
         crate::model::ViewDetail::Item(item) => item.selection.as_ref(),
         _ => None,
     }?;

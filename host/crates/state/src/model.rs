@@ -532,7 +532,7 @@ pub struct ListView {
     pub restated_query: Vec<String>,
     /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selection: Option<crate::selection::FieldSelection>,
+    pub selection: Option<Box<crate::selection::FieldSelection>>,
     /// The selection of the fields to leave out the state's checked reads taught (a
     /// [`crate::selection::FieldSelection::excludes`] rule), beside a selection of the fields
     /// to show.

@@ -404,7 +404,7 @@ fn selects_by(view: &crate::model::ReadView, name: &str) -> bool {
 /// The parameter of a view's learned field selection, when it has one.
 fn view_selection(view: &crate::model::ReadView) -> Option<&str> {
     let selection = match &view.detail {
-        ViewDetail::List(list) => list.selection.as_ref(),
+        ViewDetail::List(list) => list.selection.as_deref(),
         ViewDetail::Item(item) => item.selection.as_ref(),
         _ => None,
     };
@@ -1181,7 +1181,7 @@ impl StateService {
         }
         let (selection, entity_type) = match &view.detail {
             ViewDetail::Item(item) => (item.selection.as_ref()?, &item.entity_type),
-            ViewDetail::List(list) => (list.selection.as_ref()?, &list.entity_type),
+            ViewDetail::List(list) => (list.selection.as_deref()?, &list.entity_type),
             _ => return None,
         };
         if call.repeated() {

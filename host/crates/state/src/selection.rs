@@ -296,7 +296,7 @@ fn take_rule(manifest: &Manifest, rules: &[FieldSelection], view: &mut ReadView)
         .or_else(|| offered(rules, tool, &view.detail));
     match &mut view.detail {
         ViewDetail::Item(item) => item.selection = taken.cloned(),
-        ViewDetail::List(list) => list.selection = taken.cloned(),
+        ViewDetail::List(list) => list.selection = taken.cloned().map(Box::new),
         _ => {}
     }
 }
