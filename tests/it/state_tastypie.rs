@@ -212,3 +212,40 @@ fn delete_author(served: &Served, id: &str) {
     let (answer, is_error) = served.call(tool, arguments);
     assert!(!is_error, "{answer}");
 }
+
+#[test]
+fn meta_links_beside_the_objects_are_minted_for_pages_the_build_never_read() {
+    // tastypie's `meta.next`/`meta.previous` (the request path, its query kept, `limit` and
+    // `offset` after it) sit in an object beside the list. Probe-reads step 3: the available
+    // books, a first default page leaving matches out, link the next page.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_book", &[("available", "true")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (
+            json!("/api/v1/book/?available=true&limit=5&offset=5"),
+            json!(null)
+        ),
+        "{answer}"
+    );
+    assert_eq!(meta["total_count"], 11, "{answer}");
+}
+
+#[test]
+fn the_loans_previous_is_one_page_back_as_the_books_tell() {
+    // The loan list's one `previous` (offset 4, pages of 4: offset 0) names the first page or
+    // one page back; the book list's (offset 6, pages of 3: offset 3) tells which, and the
+    // lists share it (`derive::shared_links`). Probe-reads step 44: offset 50 links offset 46.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("offset", "50")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!(null), json!("/api/v1/loan/?limit=4&offset=46")),
+        "{answer}"
+    );
+    assert_eq!(answer["body"]["objects"], json!([]), "{answer}");
+}
