@@ -249,3 +249,24 @@ fn the_loans_previous_is_one_page_back_as_the_books_tell() {
     );
     assert_eq!(answer["body"]["objects"], json!([]), "{answer}");
 }
+
+#[test]
+fn the_authors_take_the_books_meta_links_their_pages_never_showed() {
+    // The author list's one sized page (build entry 49, `limit=2&offset=4`, the last) shows
+    // `next` only as `null`: its own pages teach no links form. The book list's, under the
+    // author prefix and the author list's own default (none: 20 a page, every author on it),
+    // mints what every author line showed, so it is lent (`derive::shared_links`). Probe-reads
+    // step 42: three authors a page link the next.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_author", &[("limit", "3")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!("/api/v1/author/?limit=3&offset=3"), json!(null)),
+        "{answer}"
+    );
+    // The plain list, every author on its page, still links none.
+    let (plain, _) = call_with_strings(&served, "get_author", &[]);
+    assert_eq!(plain["body"]["meta"]["next"], json!(null), "{plain}");
+}

@@ -10,8 +10,11 @@
 //! learned relations ([`relation_variants`], tried list by list in view order) that mints what
 //! every recorded line of every such list showed; where none does, each list keeps its own.
 //! As null placement ([`super::null_placement`]), this is the store's behaviour, not one list's.
+//! A list whose own pages teach no links member is lent one ([`lend`]) where it mints what
+//! every line it answers showed.
 
 use rea_manifest::Manifest;
+use rea_plugin_api::json::Json;
 
 use crate::model::{CursorForm, CursorMember, PageRelation, QueryModel, ReadView, ViewDetail};
 use crate::observation::{Observation, Timeline};
@@ -44,16 +47,127 @@ pub(super) fn share(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadV
             None => groups.push(vec![holder]),
         }
     }
-    for group in groups.into_iter().filter(|group| group.len() > 1) {
-        for key in relation_keys(views, &group) {
-            if let Some(relation) = shared_relation(views, &group, &key) {
-                for holder in &group {
+    for group in groups.iter().filter(|group| group.len() > 1) {
+        for key in relation_keys(views, group) {
+            if let Some(relation) = shared_relation(views, group, &key) {
+                for holder in group {
                     let member = member_mut(views, holder);
                     set_relation(&mut member.form, relation.clone());
                 }
             }
         }
     }
+    let lenders: Vec<(String, CursorMember)> = groups
+        .iter()
+        .map(|group| {
+            (
+                group[0].list_pointer.clone(),
+                member_of(views, group[0]).clone(),
+            )
+        })
+        .collect();
+    lend(manifest, timeline, views, &lenders);
+}
+
+/// Gives each list view holding no links member the first lent one (a list's pointer and
+/// member) at its list's place that mints what every line its model answers showed, under the
+/// list's own link prefix and default page size (tastypie's authors, whose one sized page shows
+/// `next` only as `null`, take the books' `meta` links); the paged members it covers give way.
+fn lend(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    views: &mut [ReadView],
+    lenders: &[(String, CursorMember)],
+) {
+    for view in views.iter_mut() {
+        let Some(tool) = super::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let ViewDetail::List(list) = &mut view.detail else {
+            continue;
+        };
+        let Some(model) = list.query.as_mut() else {
+            continue;
+        };
+        if model
+            .cursor_members
+            .iter()
+            .any(|member| matches!(&member.form, CursorForm::PageLinks { .. }))
+        {
+            continue;
+        }
+        let lines = answered_lines(timeline, tool, model);
+        let borrowed = (lenders.iter())
+            .filter(|(list_pointer, _)| *list_pointer == list.list_pointer)
+            .find_map(|(list_pointer, member)| borrowed(member, (model, list_pointer), &lines));
+        if let Some(member) = borrowed {
+            model
+                .paged_members
+                .retain(|paged| !crate::flat_links::covers(&member, &paged.pointer));
+            model.cursor_members.push(member);
+        }
+    }
+}
+
+/// A lent links member under the borrowing list's link prefix and default page size, when it
+/// mints what every one of its `lines` showed.
+fn borrowed(
+    lent: &CursorMember,
+    (model, list_pointer): (&QueryModel, &str),
+    lines: &[&Observation],
+) -> Option<CursorMember> {
+    let mut member = lent.clone();
+    let prefix = link_prefix(&member, lines)?;
+    match &mut member.form {
+        CursorForm::PageLinks {
+            prefix: known,
+            default_size,
+            ..
+        } => {
+            *known = prefix;
+            *default_size = model.default_page_size;
+        }
+        _ => return None,
+    }
+    mints_every_line(model, list_pointer, &member, lines).then_some(member)
+}
+
+/// The one text before the query of every link a links member shows on the lines; `None` when
+/// they show none or two.
+fn link_prefix(member: &CursorMember, lines: &[&Observation]) -> Option<String> {
+    let mut prefix: Option<String> = None;
+    let shown = lines
+        .iter()
+        .filter_map(|line| crate::flat_links::shown(member, line.body.as_ref()?));
+    for links in shown {
+        let Json::Object(links) = links else {
+            continue;
+        };
+        for (_, entry) in links.iter() {
+            let Some(text) = entry.as_str() else {
+                continue;
+            };
+            let before = text.split_once('?').map_or(text, |(before, _)| before);
+            match &prefix {
+                Some(known) if known != before => return None,
+                Some(_) => {}
+                None => prefix = Some(before.to_owned()),
+            }
+        }
+    }
+    prefix
+}
+
+/// The successful recorded lines of a tool its model answers.
+fn answered_lines<'t>(
+    timeline: &'t Timeline,
+    tool: usize,
+    model: &QueryModel,
+) -> Vec<&'t Observation> {
+    (model.record_ordinals.iter())
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .filter(|line| line.tool == tool && line.is_success())
+        .collect()
 }
 
 /// The list views holding a links member naming the position and page-size parameters their
@@ -79,10 +193,7 @@ fn holders<'t>(manifest: &Manifest, timeline: &'t Timeline, views: &[ReadView]) 
         }) else {
             continue;
         };
-        let lines = (model.record_ordinals.iter())
-            .filter_map(|ordinal| timeline.get(*ordinal))
-            .filter(|line| line.tool == tool && line.is_success())
-            .collect();
+        let lines = answered_lines(timeline, tool, model);
         found.push(Holder {
             view,
             member,
@@ -163,13 +274,23 @@ fn agrees(views: &[ReadView], holder: &Holder<'_>, relation: &PageRelation) -> b
     let model = model_of(views, holder);
     let mut member = member_of(views, holder).clone();
     set_relation(&mut member.form, relation.clone());
-    !holder.lines.is_empty()
-        && holder.lines.iter().all(|line| {
+    mints_every_line(model, &holder.list_pointer, &member, &holder.lines)
+}
+
+/// Whether a links member mints, with a list's model, what every one of its recorded lines
+/// showed there (at least one line).
+fn mints_every_line(
+    model: &QueryModel,
+    list_pointer: &str,
+    member: &CursorMember,
+    lines: &[&Observation],
+) -> bool {
+    !lines.is_empty()
+        && lines.iter().all(|line| {
             let Some(body) = line.body.as_ref() else {
                 return false;
             };
-            let Some(matched) = super::sibling_pages::matched(model, &holder.list_pointer, line)
-            else {
+            let Some(matched) = super::sibling_pages::matched(model, list_pointer, line) else {
                 return false;
             };
             let end = PageEnd {
@@ -181,8 +302,8 @@ fn agrees(views: &[ReadView], holder: &Holder<'_>, relation: &PageRelation) -> b
                 matched,
             };
             let minted = end.minted(&member.form);
-            minted.map(|value| crate::flat_links::expected(&member, value))
-                == Some(crate::flat_links::shown(&member, body))
+            minted.map(|value| crate::flat_links::expected(member, value))
+                == Some(crate::flat_links::shown(member, body))
         })
 }
 
@@ -207,7 +328,6 @@ fn set_relation(form: &mut CursorForm, relation: PageRelation) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::json::Json;
 
     fn relation(key: &str, step: i64) -> PageRelation {
         PageRelation {
@@ -258,6 +378,26 @@ mod tests {
                 ("next", None)
             ]
         );
+    }
+
+    #[test]
+    fn a_lent_member_takes_the_one_prefix_the_borrowers_links_show() {
+        let member = CursorMember {
+            pointer: "/meta".to_owned(),
+            form: form(vec![relation("next", 1), relation("previous", -1)]),
+            flat: true,
+        };
+        let line = |body: &str| crate::test_support::read_observation(0, "/a/", &[], body);
+        let lines = [
+            line(r#"{"meta": {"limit": 20, "next": null, "previous": null}, "objects": []}"#),
+            line(r#"{"meta": {"limit": 2, "next": null, "previous": "/a/?limit=2&offset=2"}}"#),
+        ];
+        let lines: Vec<&Observation> = lines.iter().collect();
+        assert_eq!(link_prefix(&member, &lines).as_deref(), Some("/a/"));
+        let other = line(r#"{"meta": {"next": "/b/?offset=2", "previous": null}}"#);
+        let two: Vec<&Observation> = vec![lines[1], &other];
+        assert_eq!(link_prefix(&member, &two), None);
+        assert_eq!(link_prefix(&member, &lines[..1]), None);
     }
 
     #[test]
