@@ -270,3 +270,26 @@ fn the_authors_take_the_books_meta_links_their_pages_never_showed() {
     let (plain, _) = call_with_strings(&served, "get_author", &[]);
     assert_eq!(plain["body"]["meta"]["next"], json!(null), "{plain}");
 }
+
+#[test]
+fn a_joined_name_reaches_the_linked_types_other_members() {
+    // Recorded: `author__country=SE`, `author__name=…` (build entries 21, 22), learned as
+    // filters naming the books' authors by that member alone. Probe-reads step 15 asks
+    // `author__born=1929` (never recorded, a number): offered through the same spelling
+    // (`rea_state::link_keys`), it lists Ursula Vance's fantasy books.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_book",
+        &[("author__born", "1929"), ("genre", "fantasy")],
+    );
+    assert!(!is_error, "{answer}");
+    let ids: Vec<&serde_json::Value> = answer["body"]["objects"]
+        .as_array()
+        .map(|objects| objects.iter().map(|object| &object["id"]).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, [&json!(1), &json!(6), &json!(14)], "{answer}");
+    // A year no author was born in names no held author: refused, not an empty page.
+    let (unheld, _) = call_with_strings(&served, "get_book", &[("author__born", "1930")]);
+    assert_ne!(unheld["status"], 200, "{unheld}");
+}
