@@ -316,3 +316,20 @@ fn create_patch_and_put_task_15(served: &Served) {
     let put = json!({"title": "Test the misters", "status": "open", "priority": 1, "project": 4, "assignee_id": 5});
     assert_write_answers(served, "put_tasks_by_task_id", Some("15"), put, 7);
 }
+
+#[test]
+fn a_limit_offset_previous_steps_one_page_back_as_the_task_pages_tell() {
+    // The project list's one `previous` past the first item (offset 1, limit 2) names the
+    // first page: a step back stopping at 0, or the first page itself. The task list's pages
+    // (`page=3` naming page 2) tell the step, which both lists share
+    // (`derive::shared_links`): offset 3 names offset 1, not the first page.
+    let served = serve_corpus_app("drf");
+    let (answer, is_error) =
+        call_with_strings(&served, "get_projects", &[("limit", "2"), ("offset", "3")]);
+    assert!(!is_error, "{answer}");
+    let previous = answer["body"]["previous"].as_str().unwrap_or_default();
+    assert!(
+        previous.ends_with("/api/projects/?limit=2&offset=1"),
+        "{answer}"
+    );
+}

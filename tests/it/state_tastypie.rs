@@ -212,3 +212,84 @@ fn delete_author(served: &Served, id: &str) {
     let (answer, is_error) = served.call(tool, arguments);
     assert!(!is_error, "{answer}");
 }
+
+#[test]
+fn meta_links_beside_the_objects_are_minted_for_pages_the_build_never_read() {
+    // tastypie's `meta.next`/`meta.previous` (the request path, its query kept, `limit` and
+    // `offset` after it) sit in an object beside the list. Probe-reads step 3: the available
+    // books, a first default page leaving matches out, link the next page.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_book", &[("available", "true")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (
+            json!("/api/v1/book/?available=true&limit=5&offset=5"),
+            json!(null)
+        ),
+        "{answer}"
+    );
+    assert_eq!(meta["total_count"], 11, "{answer}");
+}
+
+#[test]
+fn the_loans_previous_is_one_page_back_as_the_books_tell() {
+    // The loan list's one `previous` (offset 4, pages of 4: offset 0) names the first page or
+    // one page back; the book list's (offset 6, pages of 3: offset 3) tells which, and the
+    // lists share it (`derive::shared_links`). Probe-reads step 44: offset 50 links offset 46.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("offset", "50")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!(null), json!("/api/v1/loan/?limit=4&offset=46")),
+        "{answer}"
+    );
+    assert_eq!(answer["body"]["objects"], json!([]), "{answer}");
+}
+
+#[test]
+fn the_authors_take_the_books_meta_links_their_pages_never_showed() {
+    // The author list's one sized page (build entry 49, `limit=2&offset=4`, the last) shows
+    // `next` only as `null`: its own pages teach no links form. The book list's, under the
+    // author prefix and the author list's own default (none: 20 a page, every author on it),
+    // mints what every author line showed, so it is lent (`derive::shared_links`). Probe-reads
+    // step 42: three authors a page link the next.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_author", &[("limit", "3")]);
+    assert!(!is_error, "{answer}");
+    let meta = &answer["body"]["meta"];
+    assert_eq!(
+        (meta["next"].clone(), meta["previous"].clone()),
+        (json!("/api/v1/author/?limit=3&offset=3"), json!(null)),
+        "{answer}"
+    );
+    // The plain list, every author on its page, still links none.
+    let (plain, _) = call_with_strings(&served, "get_author", &[]);
+    assert_eq!(plain["body"]["meta"]["next"], json!(null), "{plain}");
+}
+
+#[test]
+fn a_joined_name_reaches_the_linked_types_other_members() {
+    // Recorded: `author__country=SE`, `author__name=…` (build entries 21, 22), learned as
+    // filters naming the books' authors by that member alone. Probe-reads step 15 asks
+    // `author__born=1929` (never recorded, a number): offered through the same spelling
+    // (`rea_state::link_keys`), it lists Ursula Vance's fantasy books.
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_book",
+        &[("author__born", "1929"), ("genre", "fantasy")],
+    );
+    assert!(!is_error, "{answer}");
+    let ids: Vec<&serde_json::Value> = answer["body"]["objects"]
+        .as_array()
+        .map(|objects| objects.iter().map(|object| &object["id"]).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, [&json!(1), &json!(6), &json!(14)], "{answer}");
+    // A year no author was born in names no held author: refused, not an empty page.
+    let (unheld, _) = call_with_strings(&served, "get_book", &[("author__born", "1930")]);
+    assert_ne!(unheld["status"], 200, "{unheld}");
+}

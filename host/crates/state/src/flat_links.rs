@@ -43,6 +43,29 @@ fn link_keys(bodies: &[&Json], (parent, list_pointer): (&str, &str)) -> Vec<Stri
     keys
 }
 
+/// The objects whose own members may hold page links, as pointers: the list's envelope at
+/// `parent` (Django REST framework's `{count, next, previous, results}`), then each object
+/// member some page's envelope holds beside the list (django-tastypie's `{"meta": {limit, next,
+/// offset, previous, total_count}, "objects": […]}`), in first-shown order.
+pub fn link_parents(bodies: &[&Json], (parent, list_pointer): (&str, &str)) -> Vec<String> {
+    let mut parents = vec![parent.to_owned()];
+    for envelope in bodies
+        .iter()
+        .filter_map(|body| body.pointer(parent).and_then(Json::as_object))
+    {
+        for (key, value) in envelope.iter() {
+            let pointer = format!("{parent}/{}", escape_pointer_segment(key));
+            if pointer != list_pointer
+                && matches!(value, Json::Object(_))
+                && !parents.contains(&pointer)
+            {
+                parents.push(pointer);
+            }
+        }
+    }
+    parents
+}
+
 /// Per page (in order), the virtual links object of the envelope's link members (see
 /// [`link_keys`]), `null` for a page without an envelope object; `None` when no member holds
 /// links.
@@ -267,6 +290,32 @@ mod tests {
         assert_eq!(shown(&member, &set), expected(&member, Some(minted)));
         assert!(covers(&member, "/next") && covers(&member, "/previous"));
         assert!(!covers(&member, "/count") && !covers(&member, "/results"));
+    }
+
+    #[test]
+    fn links_inside_an_object_beside_the_list_are_read_there() {
+        // django-tastypie's `{"meta": {limit, next, offset, previous, total_count}, "objects"}`.
+        let pages: Vec<Json> = [
+            r#"{"meta": {"limit": 5, "next": "/b/?limit=5&offset=5", "offset": 0, "previous": null, "total_count": 14}, "objects": []}"#,
+            r#"{"meta": {"limit": 5, "next": null, "offset": 10, "previous": "/b/?limit=5&offset=5", "total_count": 14}, "objects": []}"#,
+        ]
+        .iter()
+        .map(|text| parsed_json(text))
+        .collect();
+        let bodies: Vec<&Json> = pages.iter().collect();
+        assert_eq!(link_parents(&bodies, ("", "/objects")), ["", "/meta"]);
+        assert!(virtual_links(&bodies, ("", "/objects")).is_none());
+        let objects = virtual_links(&bodies, ("/meta", "/objects")).unwrap();
+        assert_eq!(
+            objects[1],
+            parsed_json(r#"{"next": null, "previous": "/b/?limit=5&offset=5"}"#)
+        );
+        // The list itself, or a list nested in an object, is no parent of links.
+        let nested = parsed_json(r#"{"data": {"items": []}, "count": 2}"#);
+        assert_eq!(
+            link_parents(&[&nested], ("/data", "/data/items")),
+            ["/data"]
+        );
     }
 
     #[test]

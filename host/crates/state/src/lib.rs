@@ -65,6 +65,7 @@ pub mod inverse;
 pub mod item_uris;
 pub mod joins;
 pub mod link_filters;
+mod link_keys;
 pub mod linkage_routes;
 pub mod listings;
 pub mod missing;

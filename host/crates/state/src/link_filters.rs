@@ -144,6 +144,16 @@ fn shown_text<'a>(entity: &'a Entity, member: &str) -> Option<&'a str> {
         })
 }
 
+/// The text a linked entity shows for a link's key: its text ([`shown_text`]), or for a link
+/// naming its entities by the key alone (`author__born=1929`) the number it holds there as
+/// written.
+fn shown_key<'a>(entity: &'a Entity, link: &LinkField) -> Option<&'a str> {
+    shown_text(entity, &link.key).or_else(|| match entity.fields.get(&link.key) {
+        Some(Json::Number(number)) if link.key_only => Some(number.as_str()),
+        _ => None,
+    })
+}
+
 /// The linked type's entities by id, each with its key member's text, and the collections
 /// holding them (whose item paths name them, see [`crate::item_uris`]).
 struct Targets<'a> {
@@ -173,7 +183,7 @@ fn targets<'a>(entities: impl Iterator<Item = &'a Entity>, link: &LinkField) -> 
     };
     for entity in entities.filter(|entity| entity.entity_type == link.target_type) {
         let key = (!link.key.is_empty())
-            .then(|| shown_text(entity, &link.key))
+            .then(|| shown_key(entity, link))
             .flatten();
         targets.keys.insert(entity.id.as_str(), key);
         targets.collections.insert(entity.collection.as_str());

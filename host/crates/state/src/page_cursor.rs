@@ -1021,6 +1021,29 @@ fn candidate_pages(position: Position<'_>, step: Option<i64>) -> Vec<(Option<Pag
     anchored.chain(stepped).chain(clamped).collect()
 }
 
+/// The relations one learned relation might have been, in the order learning tries them: each
+/// page it may name from its step ([`candidate_pages`]) with each presence, its entry, key and
+/// spelling kept. Lists sharing one links envelope choose among them the first every list's
+/// recorded pages agree with (`derive::shared_links`).
+pub fn relation_variants(relation: &PageRelation, position: Position<'_>) -> Vec<PageRelation> {
+    if relation.echo {
+        return vec![relation.clone()];
+    }
+    candidate_pages(position, Some(relation.step))
+        .into_iter()
+        .flat_map(|(anchor, clamped)| {
+            PagePresence::ALL
+                .into_iter()
+                .map(move |present| PageRelation {
+                    anchor,
+                    clamped,
+                    present,
+                    ..relation.clone()
+                })
+        })
+        .collect()
+}
+
 /// A links entry's parts (see [`link_parts`]).
 struct LinkParts {
     /// The text before the link's query (the whole text when it has none).

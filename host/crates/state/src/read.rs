@@ -2515,13 +2515,19 @@ impl StateService {
         objects: &mut [Object],
     ) -> Result<(), &'static str> {
         use crate::link_filters::{LinkField, model_links, names_held, with_links};
-        let links = model_links(model.parameters.values());
+        // The generalized link filters the call names (a reached key, `author__born`) beside
+        // the learned ones: an unnamed one would add its values to every object a search reads.
+        let named = pairs
+            .iter()
+            .filter_map(|(name, _)| model.generalized.get(name));
+        let links = model_links(model.parameters.values().chain(named));
         if links.is_empty() {
             return Ok(());
         }
         let held: Vec<&Entity> = live.entities().collect();
         for (name, value) in pairs {
-            if let Some(crate::model::QueryRole::Filter { field, op }) = model.parameters.get(name)
+            let role = (model.parameters.get(name)).or_else(|| model.generalized.get(name));
+            if let Some(crate::model::QueryRole::Filter { field, op }) = role
                 && let Some(link) = LinkField::parse(field)
                 && (!names_held(&link, op, value, &held)
                     || objects

@@ -1339,10 +1339,14 @@ fn page_links(
         }));
     }
     let bodies: Vec<&Json> = pages.iter().map(|(body, _)| body).collect();
-    if let Some(flat) = crate::flat_links::virtual_links(&bodies, (parent, list_pointer)) {
+    for links_parent in crate::flat_links::link_parents(&bodies, (parent, list_pointer)) {
+        let Some(flat) = crate::flat_links::virtual_links(&bodies, (&links_parent, list_pointer))
+        else {
+            continue;
+        };
         let values = shown_flat_pages(lines, ends, &flat, (named, size_name));
         found.extend(forms_of(&values).into_iter().map(|form| CursorMember {
-            pointer: parent.to_owned(),
+            pointer: links_parent.clone(),
             form,
             flat: true,
         }));

@@ -56,6 +56,7 @@ pub mod lists;
 pub mod members;
 mod null_placement;
 pub mod query_grammar;
+mod shared_links;
 pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
@@ -234,7 +235,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings; then a paging parameter
+/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings and the link relations lists at one place share ([`shared_links`]); then a paging parameter
 /// a list's model plays loses its shared-query mark; last, the reads counting what a list selects
 /// become count views ([`crate::count_views`]).
 fn generalize_views(
@@ -250,8 +251,10 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, timeline, views, entities, rules);
+    crate::link_keys::generalize(entities, views);
     variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
+    shared_links::share(manifest, timeline, views);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     null_placement::share(entities, views);

@@ -222,7 +222,7 @@ fn sends(line: &Observation, name: &str) -> bool {
 
 /// How many members a line's call matched: the number its model's total member shows, else the
 /// number it listed.
-fn matched(model: &QueryModel, list_pointer: &str, line: &Observation) -> Option<usize> {
+pub(super) fn matched(model: &QueryModel, list_pointer: &str, line: &Observation) -> Option<usize> {
     let body = line.body.as_ref()?;
     let total = model
         .totals
