@@ -23,7 +23,7 @@ const DIRECTUS_TASK: &str = "get_items_tasks_by_id";
 fn selection_of(served: &Served, tool: &str) -> Option<FieldSelection> {
     match view_detail(served, tool) {
         ViewDetail::Item(item) => item.selection.clone(),
-        ViewDetail::List(list) => list.selection.clone(),
+        ViewDetail::List(list) => list.selection.as_deref().cloned(),
         _ => None,
     }
 }
