@@ -25,6 +25,7 @@ mod bundle_reproducible;
 mod bundle_serving;
 mod capture_cdylib;
 mod capture_golden;
+mod capture_inline_texts;
 mod capture_producers;
 mod capture_refusals;
 mod capture_robustness;

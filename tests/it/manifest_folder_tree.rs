@@ -71,7 +71,7 @@ fn cited_paths(served: &Served, tool: &ManifestTool) -> Vec<String> {
                 .iter()
                 .find(|record| record.ordinal == *ordinal)
         })
-        .filter_map(|record| record.path.clone())
+        .filter_map(|record| record.path.as_deref().map(str::to_owned))
         .collect()
 }
 

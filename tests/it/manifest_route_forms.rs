@@ -52,7 +52,11 @@ pub(crate) fn corpus_form_changes(app: &str, form: &str) -> Vec<(String, String,
         .iter()
         .map(|change| {
             (
-                on_origin[change.route].method.clone().unwrap_or_default(),
+                on_origin[change.route]
+                    .method
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_owned(),
                 paths[change.route].to_owned(),
                 change.form.placeholder(),
             )

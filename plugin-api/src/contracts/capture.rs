@@ -18,6 +18,7 @@ pub mod base64;
 mod limitations;
 pub mod url;
 
+pub use compact_str::CompactString;
 pub use limitations::Limitations;
 use std::sync::Arc;
 
@@ -107,17 +108,17 @@ pub struct CaptureRecord {
     /// Duration in milliseconds as recorded (HAR `time`), when recorded and not negative.
     pub duration_ms: Option<f64>,
     /// The request method as recorded (case kept); `None` only when excluded as sensitive.
-    pub method: Option<String>,
+    pub method: Option<CompactString>,
     /// The producer's zero-based position of this record (index in `log.entries`).
     pub ordinal: u64,
     /// `scheme://host[:port]` of the URL, lower-cased scheme and host, default port omitted;
     /// `None` when the URL has no authority (`data:`, a relative URL) or it was excluded.
-    pub origin: Option<String>,
+    pub origin: Option<CompactString>,
     /// The URL's path as recorded (percent-encoding kept); `/` when the URL has none; `None` when
     /// excluded as sensitive.
-    pub path: Option<String>,
+    pub path: Option<CompactString>,
     /// JSON pointer of the record in the capture (`/log/entries/N`).
-    pub pointer: String,
+    pub pointer: CompactString,
     /// The query: `None` when the URL has no `?` (or the whole URL was excluded).
     pub query: Option<RecordQuery>,
     /// The request.
@@ -127,7 +128,7 @@ pub struct CaptureRecord {
     /// The start time; `None` when not recorded or excluded as sensitive.
     pub started: Option<StartTime>,
     /// The URL as recorded with userinfo removed; `None` when it holds a sensitive value.
-    pub url: Option<String>,
+    pub url: Option<CompactString>,
 }
 
 impl CaptureRecord {
@@ -163,7 +164,7 @@ pub struct RecordQuery {
     pub pairs: Vec<Option<(String, String)>>,
     /// The text after `?` exactly as recorded (may be empty for an explicit empty query); `None`
     /// when it holds a sensitive value.
-    pub raw: Option<String>,
+    pub raw: Option<CompactString>,
 }
 
 /// A header as recorded, or excluded.
@@ -172,11 +173,11 @@ pub struct RecordQuery {
 pub struct RecordHeader {
     /// Why the value is absent: `authentication` (a standard authentication header) or
     /// `sensitive-value` (a declared sensitive value matched). `None` when the value is kept.
-    pub excluded: Option<String>,
+    pub excluded: Option<CompactString>,
     /// The header name as recorded; `None` when the name itself holds a sensitive value.
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// The header value, `None` when excluded.
-    pub value: Option<String>,
+    pub value: Option<CompactString>,
 }
 
 /// A body in its recorded representation.
@@ -284,9 +285,9 @@ pub struct RecordRequest {
     #[serde(deserialize_with = "super::exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
-    pub http_version: Option<String>,
+    pub http_version: Option<CompactString>,
     /// The request body's media type (`postData.mimeType`), as recorded.
-    pub media_type: Option<String>,
+    pub media_type: Option<CompactString>,
 }
 
 /// The response part of a record.
@@ -299,13 +300,13 @@ pub struct RecordResponse {
     #[serde(deserialize_with = "super::exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
-    pub http_version: Option<String>,
+    pub http_version: Option<CompactString>,
     /// The media type (`content.mimeType`) as recorded.
-    pub media_type: Option<String>,
+    pub media_type: Option<CompactString>,
     /// The status; `0` means the capture recorded no answer.
     pub status: u16,
     /// The status text as recorded; `None` when not recorded or excluded as sensitive.
-    pub status_text: Option<String>,
+    pub status_text: Option<CompactString>,
 }
 
 /// A start time exactly as recorded, with its parsed instant.
@@ -314,9 +315,9 @@ pub struct RecordResponse {
 pub struct StartTime {
     /// The instant in UTC as `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (nine fraction digits, so text order
     /// is time order), or `None` when the recorded text does not parse.
-    pub instant: Option<String>,
+    pub instant: Option<CompactString>,
     /// The recorded text (`startedDateTime`).
-    pub recorded: String,
+    pub recorded: CompactString,
 }
 
 /// One exclusion: where, and why. Never the excluded value.

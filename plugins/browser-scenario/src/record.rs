@@ -153,24 +153,24 @@ fn record(
     };
     CaptureRecord {
         duration_ms,
-        method: Some(request.method.clone()),
+        method: Some(request.method.as_str().into()),
         ordinal: sink.ordinal,
-        origin: parts.origin,
-        path: Some(parts.path),
-        pointer,
+        origin: parts.origin.map(Into::into),
+        path: Some(parts.path.into()),
+        pointer: pointer.into(),
         query: parts.query.map(|raw| RecordQuery {
             pairs: decode_query(&raw).into_iter().map(Some).collect(),
-            raw: Some(raw),
+            raw: Some(raw.into()),
         }),
         request: RecordRequest {
             body: request_body,
             headers: request_headers,
-            http_version: protocol.map(http_version),
-            media_type: request_media,
+            http_version: protocol.map(|protocol| http_version(protocol).into()),
+            media_type: request_media.map(Into::into),
         },
         response,
         started,
-        url: Some(parts.url),
+        url: Some(parts.url.into()),
     }
 }
 
@@ -188,10 +188,13 @@ fn recorded_response<'a>(
             let record = RecordResponse {
                 body: body(&response.body, &format!("{at}/body"), "response", sink),
                 headers: headers(&response.headers, &format!("{at}/headers"), sink),
-                http_version: response.protocol.as_deref().map(http_version),
-                media_type,
+                http_version: response
+                    .protocol
+                    .as_deref()
+                    .map(|protocol| http_version(protocol).into()),
+                media_type: media_type.map(Into::into),
                 status: response.status,
-                status_text: response.status_text.clone(),
+                status_text: response.status_text.as_deref().map(Into::into),
             };
             (record, response.protocol.as_deref())
         }
@@ -243,9 +246,9 @@ fn headers(headers: &[SessionHeader], pointer: &str, sink: &mut Sink<'_>) -> Vec
                 }
             }
             RecordHeader {
-                excluded: header.redacted.clone(),
-                name: Some(header.name.clone()),
-                value: header.value.clone(),
+                excluded: header.redacted.as_deref().map(Into::into),
+                name: Some(header.name.as_str().into()),
+                value: header.value.as_deref().map(Into::into),
             }
         })
         .collect()
@@ -335,8 +338,8 @@ fn start_time(seconds: f64) -> Option<StartTime> {
     }
     let instant = UtcInstant::from_nanos(micros as i128 * 1_000)?;
     Some(StartTime {
-        instant: Some(date::spell(instant, &Spelling::utc(9))?),
-        recorded: date::spell(instant, &Spelling::utc(6))?,
+        instant: Some(date::spell(instant, &Spelling::utc(9))?.into()),
+        recorded: date::spell(instant, &Spelling::utc(6))?.into(),
     })
 }
 

@@ -108,28 +108,28 @@ pub(crate) fn record(
 
     Ok(CaptureRecord {
         duration_ms,
-        method,
+        method: method.map(Into::into),
         ordinal,
-        origin: url_line.origin,
-        path: url_line.path,
-        pointer,
+        origin: url_line.origin.map(Into::into),
+        path: url_line.path.map(Into::into),
+        pointer: pointer.into(),
         query: url_line.query,
         request: RecordRequest {
             body: request_body,
             headers: request_headers,
-            http_version: kept.request_version,
-            media_type: kept.request_media,
+            http_version: kept.request_version.map(Into::into),
+            media_type: kept.request_media.map(Into::into),
         },
         response: RecordResponse {
             body: response_body,
             headers: response_headers,
-            http_version: kept.response_version,
-            media_type: kept.response_media,
+            http_version: kept.response_version.map(Into::into),
+            media_type: kept.response_media.map(Into::into),
             status,
-            status_text: kept.status_text,
+            status_text: kept.status_text.map(Into::into),
         },
         started,
-        url: url_line.url,
+        url: url_line.url.map(Into::into),
     })
 }
 
@@ -251,7 +251,10 @@ fn start_time(started_at: Option<&str>, pointer: &str, sink: &mut Sink<'_>) -> O
             "These records' start time is not an ISO 8601 date-time with an offset; it is kept as recorded without an instant.",
         );
     }
-    Some(StartTime { instant, recorded })
+    Some(StartTime {
+        instant: instant.map(Into::into),
+        recorded: recorded.into(),
+    })
 }
 
 /// The record's duration in milliseconds: a non-negative, finite `time` of at most a day, else
@@ -440,7 +443,7 @@ fn request_line(recorded: &str, request_pointer: &str, sink: &mut Sink<'_>) -> R
             path: Some(parts.path),
             query: parts.query.map(|raw| RecordQuery {
                 pairs: decode_query(&raw).into_iter().map(Some).collect(),
-                raw: Some(raw),
+                raw: Some(raw.into()),
             }),
         };
     }
@@ -460,7 +463,7 @@ fn request_line(recorded: &str, request_pointer: &str, sink: &mut Sink<'_>) -> R
                     (!sensitive.hit(&name) && !sensitive.hit(&value)).then_some((name, value))
                 })
                 .collect(),
-            raw: (!hit(&raw)).then_some(raw),
+            raw: (!hit(&raw)).then(|| raw.into()),
         }),
     }
 }
@@ -479,29 +482,29 @@ fn headers(message: &Object, message_pointer: &str, sink: &mut Sink<'_>) -> Vec<
         if sink.sensitive.hit(name) {
             sink.redact_sensitive(header_pointer);
             out.push(RecordHeader {
-                excluded: Some(SENSITIVE_REASON.to_owned()),
+                excluded: Some(SENSITIVE_REASON.into()),
                 name: None,
                 value: None,
             });
         } else if is_authentication_header(name) {
             sink.redact(format!("{header_pointer}/value"), AUTHENTICATION_REDACTION);
             out.push(RecordHeader {
-                excluded: Some(AUTHENTICATION_EXCLUSION.to_owned()),
-                name: Some(name.to_owned()),
+                excluded: Some(AUTHENTICATION_EXCLUSION.into()),
+                name: Some(name.into()),
                 value: None,
             });
         } else if sink.sensitive.hit(value) {
             sink.redact_sensitive(format!("{header_pointer}/value"));
             out.push(RecordHeader {
-                excluded: Some(SENSITIVE_REASON.to_owned()),
-                name: Some(name.to_owned()),
+                excluded: Some(SENSITIVE_REASON.into()),
+                name: Some(name.into()),
                 value: None,
             });
         } else {
             out.push(RecordHeader {
                 excluded: None,
-                name: Some(name.to_owned()),
-                value: Some(value.to_owned()),
+                name: Some(name.into()),
+                value: Some(value.into()),
             });
         }
     }

@@ -110,18 +110,18 @@ fn record(ordinal: u64, target: &str, body: String) -> CaptureRecord {
                         Some((name.to_owned(), value.to_owned()))
                     })
                     .collect(),
-                raw: Some(raw.to_owned()),
+                raw: Some(raw.into()),
             }),
         ),
         None => (target.to_owned(), None),
     };
     CaptureRecord {
         duration_ms: Some(3.0),
-        method: Some("GET".to_owned()),
+        method: Some("GET".into()),
         ordinal,
-        origin: Some("http://127.0.0.1:3000".to_owned()),
-        path: Some(path),
-        pointer: format!("/log/entries/{ordinal}"),
+        origin: Some("http://127.0.0.1:3000".into()),
+        path: Some(path.into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query,
         request: RecordRequest {
             body: Body::Missing,
@@ -133,21 +133,24 @@ fn record(ordinal: u64, target: &str, body: String) -> CaptureRecord {
             body: Body::Text { text: body.into() },
             headers: Vec::new(),
             http_version: None,
-            media_type: Some("application/json".to_owned()),
+            media_type: Some("application/json".into()),
             status: 200,
             status_text: None,
         },
         started: Some(StartTime {
-            instant: Some(format!(
-                "2026-01-01T{:02}:{:02}:{:02}.{:09}Z",
-                ordinal / 3_600_000 % 24,
-                ordinal / 60_000 % 60,
-                ordinal / 1000 % 60,
-                ordinal % 1000
-            )),
-            recorded: String::new(),
+            instant: Some(
+                format!(
+                    "2026-01-01T{:02}:{:02}:{:02}.{:09}Z",
+                    ordinal / 3_600_000 % 24,
+                    ordinal / 60_000 % 60,
+                    ordinal / 1000 % 60,
+                    ordinal % 1000
+                )
+                .into(),
+            ),
+            recorded: Default::default(),
         }),
-        url: Some(format!("http://127.0.0.1:3000{target}")),
+        url: Some(format!("http://127.0.0.1:3000{target}").into()),
     }
 }
 

@@ -509,9 +509,9 @@ mod tests {
 
     fn header(name: &str, value: Option<&str>) -> RecordHeader {
         RecordHeader {
-            excluded: value.is_none().then(|| "authentication".to_owned()),
-            name: Some(name.to_owned()),
-            value: value.map(str::to_owned),
+            excluded: value.is_none().then(|| "authentication".into()),
+            name: Some(name.into()),
+            value: value.map(Into::into),
         }
     }
 
@@ -522,7 +522,7 @@ mod tests {
             ordinal,
             origin: Some("http://app".into()),
             path: Some("/".into()),
-            pointer: format!("/log/entries/{ordinal}"),
+            pointer: format!("/log/entries/{ordinal}").into(),
             query: None,
             request: RecordRequest {
                 body: Body::Missing,

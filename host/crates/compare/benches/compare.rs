@@ -46,7 +46,7 @@ fn scaled(probe: &Evidence, calls: usize) -> Evidence {
         .map(|index| {
             let mut record = records[index % records.len()].clone();
             record.ordinal = index as u64;
-            record.pointer = format!("/log/entries/{index}");
+            record.pointer = format!("/log/entries/{index}").into();
             record.started = None;
             record
         })

@@ -192,7 +192,7 @@ mod tests {
         let mut record = record(ordinal, "GET", "/posts", 200, "[]");
         record.started = recorded.map(|recorded| rea_plugin_api::contracts::capture::StartTime {
             instant: None,
-            recorded: recorded.to_owned(),
+            recorded: recorded.into(),
         });
         record
     }

@@ -20,8 +20,8 @@ fn record(ordinal: u64, path: String, query: Option<String>, body: String) -> Ca
         method: Some("GET".into()),
         ordinal,
         origin: Some("http://bench.example".into()),
-        path: Some(path.clone()),
-        pointer: format!("/log/entries/{ordinal}"),
+        path: Some(path.clone().into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query: query.as_ref().map(|raw| RecordQuery {
             pairs: raw
                 .split('&')
@@ -30,7 +30,7 @@ fn record(ordinal: u64, path: String, query: Option<String>, body: String) -> Ca
                     Some((name.to_owned(), value.to_owned()))
                 })
                 .collect(),
-            raw: Some(raw.clone()),
+            raw: Some(raw.clone().into()),
         }),
         request: RecordRequest {
             body: Body::Missing,
@@ -47,7 +47,7 @@ fn record(ordinal: u64, path: String, query: Option<String>, body: String) -> Ca
             status_text: None,
         },
         started: None,
-        url: Some(format!("http://bench.example{path}")),
+        url: Some(format!("http://bench.example{path}").into()),
     }
 }
 

@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::capture::{CaptureRecord, CompactString};
 use rea_plugin_api::json::Json;
 
 use crate::segments::{segment_value, split_path};
@@ -140,9 +140,9 @@ pub struct Recorded {
     /// The record's position in the records rewritten.
     pub index: usize,
     /// Its path as recorded.
-    pub path: Option<String>,
+    pub path: Option<CompactString>,
     /// Its URL as recorded.
-    pub url: Option<String>,
+    pub url: Option<CompactString>,
 }
 
 /// Rewrites the path (and the URL's path) of every record whose path joins (see [`join_path`]);
@@ -169,7 +169,7 @@ pub fn rewrite_records(records: &mut [CaptureRecord], heads: &[String]) -> Vec<R
         {
             url.replace_range(at..at + path.len(), &joined);
         }
-        record.path = Some(joined);
+        record.path = Some(joined.into());
     }
     recorded
 }

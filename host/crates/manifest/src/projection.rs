@@ -199,8 +199,8 @@ fn partition_groups<'g, 'a>(
     }
     for record in records.iter().filter(|record| Line::of(record).is_none()) {
         excluded_groups.push(ExcludedGroup {
-            method: record.method.clone(),
-            origin: record.origin.clone(),
+            method: record.method.as_deref().map(str::to_owned),
+            origin: record.origin.as_deref().map(str::to_owned),
             path_template: None,
             reason: "no-request-line".to_owned(),
             record_ordinals: vec![record.ordinal],

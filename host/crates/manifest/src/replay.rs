@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordQuery};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, CompactString, RecordQuery};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -68,13 +68,13 @@ pub struct ReplayRecord {
     /// The record's ordinal.
     pub ordinal: u64,
     /// The recorded path.
-    pub path: String,
+    pub path: CompactString,
     /// The recorded query.
     pub query: Option<RecordQuery>,
     /// The recorded status (0: no answer recorded).
     pub status: u16,
     /// The recorded response media type.
-    pub media_type: Option<String>,
+    pub media_type: Option<CompactString>,
     /// The path's segments, split once.
     segments: Box<[SegmentBounds]>,
     body: Body,

@@ -222,7 +222,7 @@ fn routes_with_forms<T, E>(
     let mut routes = Vec::with_capacity(records.len());
     for (index, record) in records.iter().enumerate() {
         let route = RecordedRoute {
-            method: record.method.clone().unwrap_or_default(),
+            method: record.method.as_deref().unwrap_or_default().to_owned(),
             segments: segments[index]
                 .iter()
                 .map(|segment| (*segment).to_owned())

@@ -72,11 +72,11 @@ pub fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
     };
     RecordBuilder(CaptureRecord {
         duration_ms: None,
-        method: Some(method.to_owned()),
+        method: Some(method.into()),
         ordinal,
-        origin: Some(format!("{scheme}://{authority}")),
-        path: Some(path.to_owned()),
-        pointer: format!("/log/entries/{ordinal}"),
+        origin: Some(format!("{scheme}://{authority}").into()),
+        path: Some(path.into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query: query.map(|raw| RecordQuery {
             pairs: raw
                 .split('&')
@@ -89,7 +89,7 @@ pub fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
                     ))
                 })
                 .collect(),
-            raw: Some(raw.to_owned()),
+            raw: Some(raw.into()),
         }),
         request: RecordRequest {
             body: Body::Missing,
@@ -106,7 +106,7 @@ pub fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
             status_text: None,
         },
         started: None,
-        url: Some(url.to_owned()),
+        url: Some(url.into()),
     })
 }
 
@@ -114,7 +114,7 @@ impl RecordBuilder {
     /// Sets the response status, media type and text body.
     pub fn answer(mut self, status: u16, media_type: &str, text: &str) -> Self {
         self.0.response.status = status;
-        self.0.response.media_type = Some(media_type.to_owned());
+        self.0.response.media_type = Some(media_type.into());
         self.0.response.body = Body::Text { text: text.into() };
         self
     }
@@ -126,7 +126,7 @@ impl RecordBuilder {
 
     /// Sets the request body.
     pub fn send(mut self, media_type: &str, text: &str) -> Self {
-        self.0.request.media_type = Some(media_type.to_owned());
+        self.0.request.media_type = Some(media_type.into());
         self.0.request.body = Body::Text { text: text.into() };
         self
     }
@@ -134,8 +134,8 @@ impl RecordBuilder {
     /// Sets the start time as recorded (and its parsed instant, when given).
     pub fn started(mut self, recorded: &str, instant: Option<&str>) -> Self {
         self.0.started = Some(rea_plugin_api::contracts::capture::StartTime {
-            instant: instant.map(str::to_owned),
-            recorded: recorded.to_owned(),
+            instant: instant.map(Into::into),
+            recorded: recorded.into(),
         });
         self
     }

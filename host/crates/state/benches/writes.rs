@@ -114,18 +114,18 @@ fn record(
                         Some((name.to_owned(), value.to_owned()))
                     })
                     .collect(),
-                raw: Some(raw.to_owned()),
+                raw: Some(raw.into()),
             }),
         ),
         None => (target.to_owned(), None),
     };
     CaptureRecord {
         duration_ms: Some(3.0),
-        method: Some(method.to_owned()),
+        method: Some(method.into()),
         ordinal,
-        origin: Some("http://127.0.0.1:3000".to_owned()),
-        path: Some(path),
-        pointer: format!("/log/entries/{ordinal}"),
+        origin: Some("http://127.0.0.1:3000".into()),
+        path: Some(path.into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query,
         request: RecordRequest {
             body: request.map_or(Body::Missing, |body| Body::Text {
@@ -133,7 +133,7 @@ fn record(
             }),
             headers: Vec::new(),
             http_version: None,
-            media_type: Some("application/json".to_owned()),
+            media_type: Some("application/json".into()),
         },
         response: RecordResponse {
             body: Body::Text {
@@ -141,21 +141,24 @@ fn record(
             },
             headers: Vec::new(),
             http_version: None,
-            media_type: Some("application/json".to_owned()),
+            media_type: Some("application/json".into()),
             status,
             status_text: None,
         },
         started: Some(StartTime {
-            instant: Some(format!(
-                "2026-01-01T{:02}:{:02}:{:02}.{:03}000000Z",
-                ordinal / 360_000 % 24,
-                ordinal / 6_000 % 60,
-                ordinal / 100 % 60,
-                ordinal % 100 * 10
-            )),
-            recorded: String::new(),
+            instant: Some(
+                format!(
+                    "2026-01-01T{:02}:{:02}:{:02}.{:03}000000Z",
+                    ordinal / 360_000 % 24,
+                    ordinal / 6_000 % 60,
+                    ordinal / 100 % 60,
+                    ordinal % 100 * 10
+                )
+                .into(),
+            ),
+            recorded: Default::default(),
         }),
-        url: Some(format!("http://127.0.0.1:3000{target}")),
+        url: Some(format!("http://127.0.0.1:3000{target}").into()),
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use rea_manifest::body::interpret;
 use rea_manifest::display::{DISPLAY_BUDGET, utf8_prefix};
 use rea_manifest::{ReplayAnswer, ReplayProvenance, ToolCallError};
-use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordQuery};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, CompactString, RecordQuery};
 use rea_plugin_api::json::Json;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -27,13 +27,13 @@ pub struct KeptRecord {
     /// The ordinal.
     pub ordinal: u64,
     /// The recorded path.
-    pub path: String,
+    pub path: CompactString,
     /// The recorded query.
     pub query: Option<RecordQuery>,
     /// The status (0: none recorded).
     pub status: u16,
     /// The media type.
-    pub media_type: Option<String>,
+    pub media_type: Option<CompactString>,
     /// The recorded body.
     pub body: Body,
     /// The body as exact JSON, when it is JSON: read the first time an answer needs it

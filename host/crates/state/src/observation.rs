@@ -27,7 +27,7 @@ use rea_manifest::catalog::{is_query_post, is_safe_method};
 use rea_manifest::media::is_json_like;
 use rea_manifest::segments::{percent_decode, split_path};
 use rea_manifest::{Manifest, ManifestTool};
-use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, CompactString};
 use rea_plugin_api::json::{self, Json};
 use rea_plugin_api::query_lists::fold_list_names;
 use serde::{Deserialize, Serialize};
@@ -68,7 +68,7 @@ pub struct Observation {
     /// Index of the citing tool in the manifest.
     pub tool: usize,
     /// The recorded path, as written.
-    pub path: String,
+    pub path: CompactString,
     /// The path's segments as written (see [`split_path`]).
     pub segments: Vec<String>,
     /// The decoded query pairs, each list name's values folded into one comma list
@@ -86,13 +86,13 @@ pub struct Observation {
     /// Position in record order (see the module docs).
     pub position: usize,
     /// The request method as recorded.
-    pub method: String,
+    pub method: CompactString,
     /// The request body: `Missing` when none was recorded (or it is empty), `Json` when it parses
     /// as exact JSON, `Unusable` otherwise (another media type, invalid JSON, inexact numbers, or
     /// a body excluded as sensitive).
     pub request: RequestBody,
     /// The record's start instant (`YYYY-MM-DDTHH:MM:SS.fffffffffZ`), when recorded.
-    pub started: Option<String>,
+    pub started: Option<CompactString>,
     /// The record's duration in milliseconds, when recorded.
     pub duration_ms: Option<f64>,
     /// The position the observation window of this record ends at: the first write related to
@@ -130,7 +130,7 @@ impl Observation {
 
     /// The line key: path and query as written, which tells distinct request lines apart.
     pub fn line_key(&self) -> (String, Vec<(String, String)>) {
-        (self.path.clone(), self.pairs().to_vec())
+        (self.path.to_string(), self.pairs().to_vec())
     }
 }
 

@@ -90,7 +90,7 @@ fn learn(tool: &str, parameter: &str, lines: &[&Observation]) -> Option<SlicedMe
             continue;
         }
         let start = start_of(line.pairs(), parameter)?;
-        let base = bases.get(&(line.path.clone(), without(line.pairs(), parameter)))?;
+        let base = bases.get(&(line.path.to_string(), without(line.pairs(), parameter)))?;
         sliced.push((*line, start, *base));
     }
     // The member: the one top-level member a line shows otherwise than its base.
@@ -110,7 +110,7 @@ fn learn(tool: &str, parameter: &str, lines: &[&Observation]) -> Option<SlicedMe
             .values()
             .map(|base| SliceBase {
                 ordinal: base.ordinal,
-                path: base.path.clone(),
+                path: base.path.to_string(),
                 query: base.pairs().to_vec(),
             })
             .collect(),

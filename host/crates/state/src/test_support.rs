@@ -38,7 +38,7 @@ pub(crate) fn read_observation(
     Observation {
         ordinal,
         tool: 0,
-        path: path.to_owned(),
+        path: path.into(),
         segments: Vec::new(),
         query: (!query.is_empty()).then_some(query),
         query_withheld: false,
@@ -46,7 +46,7 @@ pub(crate) fn read_observation(
         body: Some(Json::parse(body.as_bytes()).expect("fixture JSON")),
         body_bytes: body.len(),
         position: ordinal as usize,
-        method: "GET".to_owned(),
+        method: "GET".into(),
         request: RequestBody::Missing,
         started: None,
         duration_ms: None,

@@ -335,7 +335,7 @@ pub fn learn(
         };
         let answer = write.observation.body.as_ref()?;
         let class = learn_class(listing, &entries, &call, write)?;
-        methods.insert(write.tool.clone(), write.observation.method.clone());
+        methods.insert(write.tool.clone(), write.observation.method.to_string());
         let classes = tools.entry(write.tool.clone()).or_default();
         let index = match classes.iter().position(|known| known.same_kind(&class)) {
             Some(index) => index,

@@ -54,14 +54,14 @@ pub fn derive(
     for (line, value) in checked.iter().zip(documents) {
         entities.documents.push(Document {
             view: tool.name.clone(),
-            path: line.path.clone(),
+            path: line.path.to_string(),
             value,
             record_ordinal: Some(line.ordinal),
         });
     }
     let (first, rest) = checked.split_first().expect("a checked line");
     ViewDetail::Document(DocumentView {
-        path: first.path.clone(),
+        path: first.path.to_string(),
         query: first.query.clone(),
         record_ordinal: first.ordinal,
         per_response_members: per_response.into_iter().collect(),
@@ -69,7 +69,7 @@ pub fn derive(
         keyed: rest
             .iter()
             .map(|line| DocumentLine {
-                path: line.path.clone(),
+                path: line.path.to_string(),
                 record_ordinal: line.ordinal,
             })
             .collect(),

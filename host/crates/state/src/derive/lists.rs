@@ -1402,7 +1402,7 @@ fn list_line(
     }
     Ok(ListLine {
         record_ordinal: line.ordinal,
-        path: line.path.clone(),
+        path: line.path.to_string(),
         query: line.query.clone(),
         membership: if all {
             Membership::All

@@ -337,7 +337,7 @@ mod tests {
         put.request.body = Body::Text {
             text: package(1, "20").to_string().into(),
         };
-        put.request.media_type = Some("application/json".to_owned());
+        put.request.media_type = Some("application/json".into());
         vec![
             record(0, "GET", "/packages/1", 200, package(1, "10")),
             record(1, "GET", "/packages/2", 200, package(2, "20")),

@@ -260,6 +260,15 @@ fn generalize_views(
     null_placement::share(entities, views);
 }
 
+/// The derived entities, shared (the state's, its live and initial copies), in a list of their
+/// count. Collected in place, the list of handles would keep the entity list's allocation, grown
+/// by doubling and about twenty times the room the handles take, for as long as the state lives.
+fn shared_entities(entities: Vec<Entity>) -> Vec<std::sync::Arc<Entity>> {
+    let mut shared = Vec::with_capacity(entities.len());
+    shared.extend(entities.into_iter().map(std::sync::Arc::new));
+    shared
+}
+
 /// One extraction pass over a timeline whose observation windows are given.
 fn derive_pass(
     manifest: &Manifest,
@@ -300,7 +309,7 @@ fn derive_pass(
         appended_lists: Vec::new(),
         request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
-        entities: entities.into_iter().map(std::sync::Arc::new).collect(),
+        entities: shared_entities(entities),
         first_write_ordinal: timeline.first_write,
         related_writes: Vec::new(),
         manifest_evidence_id: manifest_evidence_id.to_owned(),

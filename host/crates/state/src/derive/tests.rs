@@ -31,7 +31,7 @@ pub(crate) fn record(
                         Some((name.to_owned(), value.replace("%2C", ",")))
                     })
                     .collect(),
-                raw: Some(raw.to_owned()),
+                raw: Some(raw.into()),
             }),
         ),
         None => (target.to_owned(), None),
@@ -43,35 +43,38 @@ pub(crate) fn record(
     };
     CaptureRecord {
         duration_ms: Some(5.0),
-        method: Some(method.to_owned()),
+        method: Some(method.into()),
         ordinal,
-        origin: Some(ORIGIN.to_owned()),
-        path: Some(path),
-        pointer: format!("/log/entries/{ordinal}"),
+        origin: Some(ORIGIN.into()),
+        path: Some(path.into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query,
         request: RecordRequest {
             body: Body::Missing,
             headers: Vec::new(),
-            http_version: Some("HTTP/1.1".to_owned()),
+            http_version: Some("HTTP/1.1".into()),
             media_type: None,
         },
         response: RecordResponse {
             body: Body::Text { text: text.into() },
             headers: Vec::new(),
-            http_version: Some("HTTP/1.1".to_owned()),
-            media_type: Some(media_type.to_owned()),
+            http_version: Some("HTTP/1.1".into()),
+            media_type: Some(media_type.into()),
             status,
             status_text: None,
         },
         started: Some(StartTime {
-            instant: Some(format!(
-                "2026-01-01T00:{:02}:{:02}.000000000Z",
-                ordinal / 60,
-                ordinal % 60
-            )),
-            recorded: String::new(),
+            instant: Some(
+                format!(
+                    "2026-01-01T00:{:02}:{:02}.000000000Z",
+                    ordinal / 60,
+                    ordinal % 60
+                )
+                .into(),
+            ),
+            recorded: Default::default(),
         }),
-        url: Some(format!("{ORIGIN}{target}")),
+        url: Some(format!("{ORIGIN}{target}").into()),
     }
 }
 
@@ -2066,7 +2069,7 @@ fn sending_record(
     record.request.body = Body::Text {
         text: request.to_string().into(),
     };
-    record.request.media_type = Some("application/json".to_owned());
+    record.request.media_type = Some("application/json".into());
     record
 }
 
@@ -2488,4 +2491,25 @@ fn the_draw_seed_seals_the_state_without_its_parents_ids() {
     // Other content, another seed.
     let mut other = derive(vec![record(0, "GET", "/posts/3", 200, post(3))]).state;
     assert_ne!(crate::evidence::draw_seed(&mut other).unwrap(), seed);
+}
+
+#[test]
+fn the_shared_entities_list_holds_room_for_its_entities_only() {
+    let mut entities = Vec::new();
+    for id in 1..=5 {
+        entities.push(crate::model::Entity {
+            entity_type: "/posts".to_owned(),
+            collection: "/posts".to_owned(),
+            id: id.to_string(),
+            fields: rea_plugin_api::json::Json::parse(format!(r#"{{"id": {id}}}"#).as_bytes())
+                .unwrap(),
+            view_fields: std::collections::BTreeMap::new(),
+            record_ordinals: vec![id],
+        });
+    }
+    assert!(entities.capacity() > entities.len());
+    let shared = super::shared_entities(entities);
+    assert_eq!(shared.len(), 5);
+    assert_eq!(shared.capacity(), 5);
+    assert_eq!(shared[4].id, "5");
 }

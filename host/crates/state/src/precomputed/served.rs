@@ -11,7 +11,7 @@
 //! resident (issue 17).
 
 use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse,
+    Body, CaptureRecord, CompactString, RecordQuery, RecordRequest, RecordResponse,
 };
 use serde::Deserialize;
 
@@ -21,7 +21,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 pub(crate) struct ServedRecord {
     ordinal: u64,
-    path: Option<String>,
+    path: Option<CompactString>,
     query: Option<RecordQuery>,
     request: ServedRequest,
     response: ServedResponse,
@@ -30,13 +30,13 @@ pub(crate) struct ServedRecord {
 #[derive(Debug, Deserialize)]
 struct ServedRequest {
     body: Body,
-    media_type: Option<String>,
+    media_type: Option<CompactString>,
 }
 
 #[derive(Debug, Deserialize)]
 struct ServedResponse {
     body: Body,
-    media_type: Option<String>,
+    media_type: Option<CompactString>,
     status: u16,
 }
 
@@ -50,7 +50,7 @@ impl From<ServedRecord> for CaptureRecord {
             ordinal: served.ordinal,
             origin: None,
             path: served.path,
-            pointer: String::new(),
+            pointer: CompactString::default(),
             query: served.query,
             request: RecordRequest {
                 body: served.request.body,

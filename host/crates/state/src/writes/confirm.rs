@@ -1874,7 +1874,7 @@ fn check_document_read(
     let path = service
         .read()
         .document_under(view, &observation.segments)
-        .map_or_else(|| observation.path.clone(), |held| held.path.clone());
+        .map_or_else(|| observation.path.to_string(), |held| held.path.clone());
     let key = document_key(view, &path);
     let agrees = checked_by_id(replay, &key, checked.agrees, observation.ordinal);
     replay

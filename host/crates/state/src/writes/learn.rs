@@ -1170,7 +1170,7 @@ fn response_of(
     Ok(ResponseModel {
         ordinal: record.ordinal,
         status: record.response.status,
-        media_type: record.response.media_type.clone(),
+        media_type: record.response.media_type.as_deref().map(str::to_owned),
         kind,
         pointer,
         required_members,

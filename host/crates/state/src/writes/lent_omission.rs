@@ -115,7 +115,7 @@ fn lender(draft: &Draft, omitted: &OmittedModel, timeline: &Timeline) -> Option<
         ordinal: omitted.ordinal,
         member: omitted.member.clone(),
         types: types.types.clone(),
-        path: failed.path.clone(),
+        path: failed.path.to_string(),
         order: Vec::new(),
         first_of_many: left_out.len() > 1,
         inferred_from: draft.plan.tool.clone(),

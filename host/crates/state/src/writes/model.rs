@@ -858,7 +858,7 @@ impl ResponseModel {
         ResponseModel {
             ordinal: record.ordinal,
             status: record.response.status,
-            media_type: record.response.media_type.clone(),
+            media_type: record.response.media_type.as_deref().map(str::to_owned),
             kind,
             pointer: Some(pointer),
             required_members: Vec::new(),

@@ -579,7 +579,7 @@ impl Call {
             request: observation.request.clone(),
             response: observation.body.clone(),
             status: observation.status,
-            started: observation.started.clone(),
+            started: observation.started.as_deref().map(str::to_owned),
             duration_ms: observation.duration_ms,
             key: None,
             before: None,
@@ -759,7 +759,7 @@ impl Simulation<'_> {
             .find(|read| {
                 matches!(views.scopes.get(&read.tool), Some(Scope::Document(name)) if name == view)
                     && read.is_success()
-                    && Some(&read.path) == document_path.as_ref()
+                    && Some(read.path.as_str()) == document_path.as_deref()
             })
             .and_then(|read| unsliced(views, read, call.document_before.as_ref()))
             .map_or(After::Unobserved, After::Document);

@@ -306,7 +306,7 @@ fn model_of(
         numeric: shown.numeric,
         named,
         answer_ordinal: first.ordinal,
-        answer_path: first.path.clone(),
+        answer_path: first.path.to_string(),
         answer_pointer,
         linkage: shown.linkage,
         answers_identifier: answers_identifier && !answers_as_recorded,

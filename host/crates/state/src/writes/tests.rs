@@ -41,18 +41,18 @@ fn record(
                         Some((name.to_owned(), value.to_owned()))
                     })
                     .collect(),
-                raw: Some(raw.to_owned()),
+                raw: Some(raw.into()),
             }),
         ),
         None => (target.to_owned(), None),
     };
     CaptureRecord {
         duration_ms: Some(5.0),
-        method: Some(method.to_owned()),
+        method: Some(method.into()),
         ordinal,
-        origin: Some(ORIGIN.to_owned()),
-        path: Some(path),
-        pointer: format!("/log/entries/{ordinal}"),
+        origin: Some(ORIGIN.into()),
+        path: Some(path.into()),
+        pointer: format!("/log/entries/{ordinal}").into(),
         query,
         request: RecordRequest {
             body: match &request {
@@ -62,26 +62,29 @@ fn record(
                 None => Body::Missing,
             },
             headers: Vec::new(),
-            http_version: Some("HTTP/1.1".to_owned()),
-            media_type: request.as_ref().map(|_| "application/json".to_owned()),
+            http_version: Some("HTTP/1.1".into()),
+            media_type: request.as_ref().map(|_| "application/json".into()),
         },
         response: RecordResponse {
             body: Body::Text { text: text.into() },
             headers: Vec::new(),
-            http_version: Some("HTTP/1.1".to_owned()),
-            media_type: Some("application/json".to_owned()),
+            http_version: Some("HTTP/1.1".into()),
+            media_type: Some("application/json".into()),
             status,
             status_text: None,
         },
         started: Some(StartTime {
-            instant: Some(format!(
-                "2026-01-01T00:{:02}:{:02}.000000000Z",
-                ordinal / 60,
-                ordinal % 60
-            )),
-            recorded: String::new(),
+            instant: Some(
+                format!(
+                    "2026-01-01T00:{:02}:{:02}.000000000Z",
+                    ordinal / 60,
+                    ordinal % 60
+                )
+                .into(),
+            ),
+            recorded: Default::default(),
         }),
-        url: Some(format!("{ORIGIN}{target}")),
+        url: Some(format!("{ORIGIN}{target}").into()),
     }
 }
 
@@ -382,7 +385,7 @@ fn each_withheld_reason_the_host_decides() {
     form.request.body = Body::Text {
         text: "text=b".into(),
     };
-    form.request.media_type = Some("application/x-www-form-urlencoded".to_owned());
+    form.request.media_type = Some("application/x-www-form-urlencoded".into());
     records.push(form);
     records.push(get(
         3,

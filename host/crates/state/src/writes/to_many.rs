@@ -522,7 +522,7 @@ mod tests {
         let sent = r#"{"data": [{"type": "task", "id": "11"}]}"#;
         let call = |answer: Option<&str>| {
             let mut call = crate::test_support::read_observation(0, "/projects/4", &[], "{}");
-            call.method = "POST".to_owned();
+            call.method = "POST".into();
             call.request = RequestBody::Json(json(sent));
             call.body = answer.map(json);
             call.body_bytes = answer.map_or(0, str::len);
