@@ -509,16 +509,10 @@ pub fn review_all(results: &mut [AppResult], lists: Lists) -> bool {
     let mut held = true;
     let mut reviews = Vec::new();
     for result in results.iter_mut() {
+        // An app missing no step needs no review file; one missing steps without it gets the
+        // entries to add (`unreviewed`, below).
         let entries = match read_review(&review_path(&result.name)) {
-            Ok(Some(entries)) => entries,
-            Ok(None) => {
-                eprintln!(
-                    "fidelity: {}: no miss review; create {REVIEWS_DIR}/{}.toml with an entry per missed step (the entries to add follow)",
-                    result.name, result.name
-                );
-                held = false;
-                Vec::new()
-            }
+            Ok(entries) => entries.unwrap_or_default(),
             Err(error) => {
                 eprintln!("fidelity: {error}");
                 held = false;
@@ -526,9 +520,7 @@ pub fn review_all(results: &mut [AppResult], lists: Lists) -> bool {
             }
         };
         let checked = check(result, &entries);
-        if review_path(&result.name).is_file() {
-            result.knowable = checked.knowable.clone();
-        }
+        result.knowable = checked.knowable.clone();
         reviews.push((entries, checked));
     }
     for (result, (_, checked)) in results.iter().zip(&reviews) {
@@ -571,7 +563,6 @@ pub fn review_all(results: &mut [AppResult], lists: Lists) -> bool {
 fn lists_of(reviewed: &[Reviewed<'_>], lists: Lists) -> Result<(), String> {
     let mut files: Vec<(String, String)> = reviewed
         .iter()
-        .filter(|app| review_path(&app.result.name).is_file())
         .map(|app| (format!("{LISTS_DIR}/{}.md", app.result.name), render(app)))
         .collect();
     files.push((

@@ -302,17 +302,7 @@ fn transferred(
         entity_order(state, sibling_type),
     )?);
     plan.rules = sibling_rules(&source.rules, state, (source_type, sibling_type), &known);
-    plan.conflicts.retain(|conflict| known(&conflict.member));
-    plan.omitted.retain(|omitted| known(&omitted.member));
-    if let Some(lent) = &plan.lent_omission
-        && !lent.order.iter().all(|member| known(member))
-    {
-        plan.lent_omission = None;
-    }
-    plan.keyed_refusals.retain(|refusal| {
-        let keyed = refusal.errors.iter().map(|(member, _)| member);
-        keyed.chain(&refusal.unkeyed).all(|member| known(member))
-    });
+    keep_known_refusals(&mut plan, &known);
     let generated = recorded_generated(source, &plan.rules, records);
     plan.response = sibling_response(
         source,
@@ -332,6 +322,21 @@ fn transferred(
     });
     plan.served = true;
     Some(plan)
+}
+
+/// Keeps the source's learned refusals of a create whose members the sibling holds (`known`).
+fn keep_known_refusals(plan: &mut WritePlan, known: &impl Fn(&str) -> bool) {
+    plan.conflicts.retain(|conflict| known(&conflict.member));
+    plan.omitted.retain(|omitted| known(&omitted.member));
+    if let Some(lent) = &plan.lent_omission
+        && !lent.order.iter().all(|member| known(member))
+    {
+        plan.lent_omission = None;
+    }
+    plan.keyed_refusals.retain(|refusal| {
+        let keyed = refusal.errors.iter().map(|(member, _)| member);
+        keyed.chain(&refusal.unkeyed).all(|member| known(member))
+    });
 }
 
 /// An item update carried over to a document another method wrote (see the module docs).
