@@ -135,27 +135,18 @@ fn borrowed(
 /// The one text before the query of every link a links member shows on the lines; `None` when
 /// they show none or two.
 fn link_prefix(member: &CursorMember, lines: &[&Observation]) -> Option<String> {
-    let mut prefix: Option<String> = None;
-    let shown = lines
+    let shown: Vec<Json> = lines
         .iter()
-        .filter_map(|line| crate::flat_links::shown(member, line.body.as_ref()?));
-    for links in shown {
-        let Json::Object(links) = links else {
-            continue;
-        };
-        for (_, entry) in links.iter() {
-            let Some(text) = entry.as_str() else {
-                continue;
-            };
-            let before = text.split_once('?').map_or(text, |(before, _)| before);
-            match &prefix {
-                Some(known) if known != before => return None,
-                Some(_) => {}
-                None => prefix = Some(before.to_owned()),
-            }
-        }
-    }
-    prefix
+        .filter_map(|line| crate::flat_links::shown(member, line.body.as_ref()?))
+        .collect();
+    let texts = shown
+        .iter()
+        .filter_map(|links| match links {
+            Json::Object(links) => Some(links.iter().filter_map(|(_, entry)| entry.as_str())),
+            _ => None,
+        })
+        .flatten();
+    super::sibling_pages::one_prefix(texts)
 }
 
 /// The successful recorded lines of a tool its model answers.

@@ -260,26 +260,30 @@ fn shows_counter(counter: &PagedMember, lines: &[&Observation]) -> bool {
 /// The one text before the query of every link the lines' links members show; `None` when they
 /// show none or two.
 fn link_prefix(lines: &[&Observation], pointer: &str) -> Option<String> {
-    let mut prefix: Option<String> = None;
+    let mut texts = Vec::new();
     for line in lines {
-        let Some(Json::Object(links)) = line.body.as_ref().and_then(|body| body.pointer(pointer))
-        else {
-            continue;
-        };
-        for (_, entry) in links.iter() {
-            let mut texts = Vec::new();
-            string_leaves(entry, &mut texts);
-            for text in texts {
-                let before = text.split_once('?').map_or(text, |(before, _)| before);
-                match &prefix {
-                    Some(known) if known != before => return None,
-                    Some(_) => {}
-                    None => prefix = Some(before.to_owned()),
-                }
+        if let Some(Json::Object(links)) = line.body.as_ref().and_then(|body| body.pointer(pointer))
+        {
+            for (_, entry) in links.iter() {
+                string_leaves(entry, &mut texts);
             }
         }
     }
-    prefix
+    one_prefix(texts)
+}
+
+/// The one text before the query of every link text; `None` when there is none or two.
+pub(super) fn one_prefix<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut prefix: Option<&str> = None;
+    for text in texts {
+        let before = text.split_once('?').map_or(text, |(before, _)| before);
+        match prefix {
+            Some(known) if known != before => return None,
+            Some(_) => {}
+            None => prefix = Some(before),
+        }
+    }
+    prefix.map(str::to_owned)
 }
 
 /// The string leaves of a value.
