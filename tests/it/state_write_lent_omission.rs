@@ -10,20 +10,12 @@
 
 use serde_json::{Value, json};
 
-use crate::state_support::{Served, input_schema, live_answer, serve_corpus_app, with_body};
+use crate::state_support::{Served, call_admitted, live_answer, serve_corpus_app, with_body};
 
 /// The create's answer to the body, checked against the tool's input schema first (which no
 /// longer requires the members a lent refusal answers for).
 fn create(served: &Served, tool: &str, body: Value) -> Value {
-    let arguments = with_body(served, tool, body);
-    let schema = input_schema(served, tool);
-    assert!(
-        rea_serve::arguments::check(&schema, &arguments).is_ok(),
-        "{tool}: {schema:?}"
-    );
-    let (answer, is_error) = served.call(tool, arguments);
-    assert!(!is_error, "{tool}: {answer}");
-    answer
+    call_admitted(served, tool, with_body(served, tool, body))
 }
 
 /// The plan's lender, when it borrowed a refusal.

@@ -501,6 +501,19 @@ pub fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
         .clone()
 }
 
+/// A tool's answer to arguments its advertised input schema admits (checked first), asserted to
+/// be no error.
+pub fn call_admitted(served: &Served, tool: &str, arguments: Map<String, Value>) -> Value {
+    let schema = input_schema(served, tool);
+    assert!(
+        rea_serve::arguments::check(&schema, &arguments).is_ok(),
+        "{tool} admits {arguments:?}: {schema:#?}"
+    );
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{tool}: {answer:#}");
+    answer
+}
+
 /// The argument name of a tool's first path parameter.
 pub fn path_parameter(served: &Served, tool: &str) -> String {
     served

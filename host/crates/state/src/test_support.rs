@@ -1,5 +1,6 @@
 //! Fixtures the crate's unit tests share (compiled only for them).
 
+use rea_plugin_api::contracts::capture::StartTime;
 use rea_plugin_api::json::Json;
 
 use crate::compound::CompoundDocuments;
@@ -87,4 +88,19 @@ pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
         .collect()
+}
+
+/// A record's start at position `ordinal`: one second per position from 2026-01-01T00:00:00Z.
+pub(crate) fn started_at(ordinal: u64) -> StartTime {
+    StartTime {
+        instant: Some(
+            format!(
+                "2026-01-01T00:{:02}:{:02}.000000000Z",
+                ordinal / 60,
+                ordinal % 60
+            )
+            .into(),
+        ),
+        recorded: Default::default(),
+    }
 }

@@ -3,7 +3,7 @@
 
 use rea_manifest::{Environment, TemplateRules, project_manifest};
 use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse, StartTime,
+    Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse,
 };
 use serde_json::{Map, Value, json};
 
@@ -63,17 +63,7 @@ pub(crate) fn record(
             status,
             status_text: None,
         },
-        started: Some(StartTime {
-            instant: Some(
-                format!(
-                    "2026-01-01T00:{:02}:{:02}.000000000Z",
-                    ordinal / 60,
-                    ordinal % 60
-                )
-                .into(),
-            ),
-            recorded: Default::default(),
-        }),
+        started: Some(crate::test_support::started_at(ordinal)),
         url: Some(format!("{ORIGIN}{target}").into()),
     }
 }

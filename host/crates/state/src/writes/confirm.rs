@@ -664,16 +664,20 @@ fn check_count_read(
     };
     let mut confirmed: Vec<usize> = Vec::new();
     for events in pending.values_mut() {
-        let (deletes, others): (Vec<usize>, Vec<usize>) = events
-            .iter()
-            .partition(|event| replay.events[**event].delete);
-        confirmed.extend(deletes);
-        *events = others;
+        confirmed.extend(take_deletes(events, &replay.events));
     }
     pending.retain(|_, events| !events.is_empty());
     for event in confirmed {
         replay.confirm_event(event, observation.ordinal, Shown::Listed);
     }
+}
+
+/// Takes the delete events out of an entity's pending events (in their order), leaving the others.
+fn take_deletes(events: &mut Vec<usize>, all: &[Event]) -> Vec<usize> {
+    let (deletes, others): (Vec<usize>, Vec<usize>) =
+        events.iter().partition(|event| all[**event].delete);
+    *events = others;
+    deletes
 }
 
 /// Replays a successful call of a relationship write that pass 2 observed no call of (no
@@ -1747,11 +1751,7 @@ fn confirm_unlisted_deletes(
         if named(id) {
             continue;
         }
-        let (deletes, others): (Vec<usize>, Vec<usize>) = events
-            .iter()
-            .partition(|event| replay.events[**event].delete);
-        confirmed.extend(deletes);
-        *events = others;
+        confirmed.extend(take_deletes(events, &replay.events));
     }
     pending.retain(|_, events| !events.is_empty());
     for event in confirmed {

@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rea_manifest::{Environment, TemplateRules, project_manifest};
-use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordRequest, RecordResponse, StartTime,
-};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordRequest, RecordResponse};
 use serde_json::{Value, json};
 
 use crate::model::StateView;
@@ -73,17 +71,7 @@ fn record(
             status,
             status_text: None,
         },
-        started: Some(StartTime {
-            instant: Some(
-                format!(
-                    "2026-01-01T00:{:02}:{:02}.000000000Z",
-                    ordinal / 60,
-                    ordinal % 60
-                )
-                .into(),
-            ),
-            recorded: Default::default(),
-        }),
+        started: Some(crate::test_support::started_at(ordinal)),
         url: Some(format!("{ORIGIN}{target}").into()),
     }
 }
