@@ -57,6 +57,7 @@ pub mod members;
 mod null_placement;
 pub mod query_grammar;
 mod shared_links;
+mod shared_paging;
 pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
@@ -255,6 +256,7 @@ fn generalize_views(
     variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     shared_links::share(manifest, timeline, views);
+    shared_paging::share(manifest, timeline, views);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     null_placement::share(entities, views);
