@@ -84,6 +84,7 @@ mod state_compound_documents;
 mod state_consistency;
 mod state_copy_writes;
 mod state_count_views;
+mod state_counted_creates;
 mod state_counter_ids;
 mod state_created_mentions;
 mod state_created_reads;

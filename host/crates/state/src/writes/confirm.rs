@@ -53,6 +53,8 @@ use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::{LiveState, Position};
 
+mod counted;
+
 /// An entity key for confirmation: type, collection key, id.
 type Key = (String, String, String);
 
@@ -68,6 +70,8 @@ struct Event {
     /// The earlier write of the same entity a read confirms together with this one (see
     /// [`super::together`]): no read showed it alone.
     together: Option<usize>,
+    /// Whether the write created the entity (the state held none before it).
+    created: bool,
 }
 
 /// What kind of read confirms or disagrees.
@@ -255,6 +259,7 @@ impl Replay<'_> {
             by_id: false,
             listed: false,
             together: None,
+            created: false,
         });
         self.pending
             .entry((key.0.clone(), key.1.clone()))
@@ -918,6 +923,9 @@ fn record_entity_events(replay: &mut Replay<'_>, call: &Call, change: &super::ap
         let key = key_of(entity);
         let previous = replay.last.get(&key).copied();
         replay.record_event(Some(call.draft), key.clone(), deleted);
+        if let Some(event) = replay.events.last_mut() {
+            event.created = before.is_none() && !deleted;
+        }
         if call.together_with.is_some() {
             replay.link_together(&key, previous);
         }
@@ -1271,6 +1279,10 @@ struct Checked<'a> {
     answer: StateAnswer,
     /// Whether it agrees with the recording.
     agrees: bool,
+    /// The recording.
+    record: &'a CaptureRecord,
+    /// The members each answer mints, set aside when comparing.
+    minted: &'a [String],
 }
 
 fn check_read(
@@ -1296,6 +1308,8 @@ fn check_read(
         tool: &tool.name,
         answer,
         agrees,
+        record,
+        minted,
     };
     match scope {
         Scope::Item(item) => check_item_read(replay, service, &checked, item),
@@ -1656,6 +1670,7 @@ fn check_list_read(
     );
     if checked.agrees {
         confirm_listed(replay, &listed, whole, observation.ordinal);
+        counted::confirm_counted_creates(replay, service, checked, &listed);
         return;
     }
     // A whole list of another path than its entities' collection (`/projects/4/tasks` of
