@@ -108,6 +108,7 @@ mod state_jsonapi_lists;
 mod state_jsonapi_queries;
 mod state_jsonapi_second_app;
 mod state_key_ranges;
+mod state_learned_selection;
 mod state_limits;
 mod state_link_filters;
 mod state_listed_rows;

@@ -92,6 +92,7 @@ pub mod render;
 pub mod request_echo;
 pub mod rules;
 pub mod selection;
+pub mod selection_evidence;
 pub mod service;
 pub mod sibling_reads;
 pub mod sliced;

@@ -1,6 +1,8 @@
 //! Field selections generalized: the field-selection parameter (`_fields`, `fields`, …; see
-//! [`crate::query::PROJECTION_NAMES`]) learned from the selections the checked reads made, so a
-//! call naming other fields is answered from the state instead of refused.
+//! [`crate::query::PROJECTION_NAMES`], or a name on no list the reads show selecting fields, see
+//! [`crate::selection_evidence`]: PiccoloCRUD's `__visible_fields`) learned from the selections
+//! the checked reads made, so a call naming other fields is answered from the state instead of
+//! refused.
 //!
 //! A parameter is learned when every successful read of an item or list view that named it
 //! alone with a plain list of fields (`title,status`: names, no `*` and no dotted path) showed
@@ -25,6 +27,7 @@
 //! exclusion of the view named (TiddlyWiki's `text`, hidden unless another exclusion replaces
 //! the default one).
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +38,7 @@ use rea_plugin_api::query_lists::list_base;
 
 use crate::model::{Entity, ReadView, ViewDetail};
 use crate::observation::Timeline;
+use crate::selection_evidence::SelectionNames;
 
 /// A learned field-selection parameter: the fields a selection shows are the ones it names and
 /// then `kept`.
@@ -80,11 +84,13 @@ pub fn plain_fields(value: &str) -> Option<Vec<String>> {
         .then_some(fields)
 }
 
-/// The one field-selection pair of a query (`None` when it names none, or more than one).
-fn one_selection(pairs: &[(String, String)]) -> Option<(&str, &str)> {
-    let mut selecting = pairs
-        .iter()
-        .filter(|(name, _)| crate::query::is_projection(name.as_str()));
+/// The one field-selection pair of a query, by the parameters `selects` names (`None` when it
+/// names none, or more than one).
+fn one_selection(
+    pairs: &[(String, String)],
+    selects: impl Fn(&str) -> bool,
+) -> Option<(&str, &str)> {
+    let mut selecting = pairs.iter().filter(|(name, _)| selects(name.as_str()));
     let (name, value) = selecting.next()?;
     selecting
         .next()
@@ -92,12 +98,13 @@ fn one_selection(pairs: &[(String, String)]) -> Option<(&str, &str)> {
         .then_some((name.as_str(), value.as_str()))
 }
 
-/// Learns one rule per parameter from the selections checked reads made (see the module docs).
-/// A parameter whose plain selections disagree about the fields kept teaches nothing.
-pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
+/// Learns one rule per parameter `names` selects by from the selections checked reads made (see
+/// the module docs). A parameter whose plain selections disagree about the fields kept teaches
+/// nothing.
+pub fn learn(examples: &[SelectionExample<'_>], names: &SelectionNames) -> Vec<FieldSelection> {
     let mut by_parameter: BTreeMap<&str, Vec<Asked<'_>>> = BTreeMap::new();
     for (pairs, shown) in examples {
-        let Some((parameter, value)) = one_selection(pairs) else {
+        let Some((parameter, value)) = one_selection(pairs, |name| names.selects(name)) else {
             continue;
         };
         if let Some(requested) = plain_fields(value) {
@@ -165,14 +172,19 @@ pub fn generalize(
     entities: &[Entity],
     views: &mut [ReadView],
 ) {
-    let by_type = examples_by_type(manifest, timeline, entities, views);
+    let names = SelectionNames::learn(manifest, timeline, entities, views);
+    if names.learned().next().is_some() {
+        tracing::debug!(learned = ?names.learned().collect::<Vec<_>>(), "selection parameters the reads show");
+    }
+    let by_type = examples_by_type(manifest, timeline, (entities, &names), views);
     let all: Vec<SelectionExample<'_>> = by_type
         .values()
         .flatten()
         .map(|(pairs, shown)| (*pairs, shown.as_slice()))
         .collect();
-    let (mut exclusions, mut common): (Vec<_>, Vec<_>) =
-        learn(&all).into_iter().partition(|rule| rule.excludes);
+    let (mut exclusions, mut common): (Vec<_>, Vec<_>) = learn(&all, &names)
+        .into_iter()
+        .partition(|rule| rule.excludes);
     let mut learned: BTreeMap<&str, Vec<FieldSelection>> = BTreeMap::new();
     if common.is_empty() {
         for (entity_type, examples) in &by_type {
@@ -180,7 +192,9 @@ pub fn generalize(
                 .iter()
                 .map(|(pairs, shown)| (*pairs, shown.as_slice()))
                 .collect();
-            let rules = learn(&examples).into_iter().filter(|rule| !rule.excludes);
+            let rules = learn(&examples, &names)
+                .into_iter()
+                .filter(|rule| !rule.excludes);
             learned.insert(entity_type.as_str(), rules.collect());
         }
     }
@@ -200,7 +214,7 @@ pub fn generalize(
         } else {
             common.as_slice()
         };
-        take_rule(manifest, rules, view);
+        take_rule(manifest, (rules, &names), view);
         take_exclusion(manifest, &exclusions, view);
     }
 }
@@ -231,7 +245,7 @@ fn take_exclusion(manifest: &Manifest, rules: &[FieldSelection], view: &mut Read
 fn examples_by_type<'t>(
     manifest: &Manifest,
     timeline: &'t Timeline,
-    entities: &[Entity],
+    (entities, names): (&[Entity], &SelectionNames),
     views: &[ReadView],
 ) -> BTreeMap<String, Vec<Shown<'t>>> {
     let held = held_fields(entities);
@@ -247,7 +261,8 @@ fn examples_by_type<'t>(
         };
         let held = held.get(entity_type.as_str());
         for observation in timeline.all(index) {
-            if !observation.is_success() || one_selection(observation.pairs()).is_none() {
+            let selects = |name: &str| names.selects(name);
+            if !observation.is_success() || one_selection(observation.pairs(), selects).is_none() {
                 continue;
             }
             let shown = observation
@@ -279,7 +294,11 @@ fn mark_listed(manifest: &Manifest, rules: &mut [FieldSelection]) {
 }
 
 /// Gives a view the rule among `rules` its tool takes (or is offered, see [`offered`]).
-fn take_rule(manifest: &Manifest, rules: &[FieldSelection], view: &mut ReadView) {
+fn take_rule(
+    manifest: &Manifest,
+    (rules, names): (&[FieldSelection], &SelectionNames),
+    view: &mut ReadView,
+) {
     if rules.is_empty() {
         return;
     }
@@ -293,7 +312,7 @@ fn take_rule(manifest: &Manifest, rules: &[FieldSelection], view: &mut ReadView)
                 .iter()
                 .any(|parameter| folded_name(&parameter.name) == rule.parameter)
         })
-        .or_else(|| offered(rules, tool, &view.detail));
+        .or_else(|| offered(rules, (tool, names), &view.detail));
     match &mut view.detail {
         ViewDetail::Item(item) => item.selection = taken.cloned(),
         ViewDetail::List(list) => list.selection = taken.cloned().map(Box::new),
@@ -317,9 +336,9 @@ fn folded_name(name: &str) -> &str {
 }
 
 /// The top-level fields the entities of each type hold.
-fn held_fields(entities: &[Entity]) -> BTreeMap<&str, BTreeSet<&str>> {
+pub(crate) fn held_fields(entities: &[impl Borrow<Entity>]) -> BTreeMap<&str, BTreeSet<&str>> {
     let mut held: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for entity in entities {
+    for entity in entities.iter().map(Borrow::borrow) {
         if let Some(fields) = entity.fields.as_object() {
             held.entry(entity.entity_type.as_str())
                 .or_default()
@@ -343,7 +362,7 @@ fn leaves_out_some(shown: &[String], held: Option<&BTreeSet<&str>>) -> bool {
 /// when more than one rule was learned, or the tool takes any field-selection parameter.
 fn offered<'r>(
     learned: &'r [FieldSelection],
-    tool: &rea_manifest::ManifestTool,
+    (tool, names): (&rea_manifest::ManifestTool, &SelectionNames),
     detail: &ViewDetail,
 ) -> Option<&'r FieldSelection> {
     let [rule] = learned else {
@@ -352,13 +371,13 @@ fn offered<'r>(
     let selects = tool
         .query_parameters
         .iter()
-        .any(|parameter| crate::query::is_projection(folded_name(&parameter.name)));
+        .any(|parameter| names.selects(folded_name(&parameter.name)));
     (matches!(detail, ViewDetail::List(_)) && !selects).then_some(rule)
 }
 
 /// The fields an answer shows: an entity's members, or the members some listed object shows
 /// (in order of first appearance); `None` for anything else or an empty list.
-fn shown_fields(shown: &Json, is_list: bool) -> Option<Vec<String>> {
+pub(crate) fn shown_fields(shown: &Json, is_list: bool) -> Option<Vec<String>> {
     let objects: Vec<&Object> = if is_list {
         shown
             .as_array()?
@@ -456,7 +475,7 @@ impl FieldSelection {
     /// (see [`path_selection`]); `None` when it makes none with this parameter, or another
     /// selection too.
     pub fn paths_for(&self, pairs: &[(String, String)]) -> Option<Vec<Selected>> {
-        let (parameter, value) = one_selection(pairs)?;
+        let (parameter, value) = one_selection(pairs, |name| self.selects(name))?;
         (parameter == self.parameter && !self.excludes)
             .then(|| path_selection(value))
             .flatten()
@@ -493,6 +512,12 @@ impl FieldSelection {
         self.excludes.then(|| self.named_by(pairs, held)).flatten()
     }
 
+    /// Whether a parameter selects fields beside this rule's: a listed name, or the rule's own
+    /// (learned from the evidence, see [`crate::selection_evidence`]).
+    fn selects(&self, name: &str) -> bool {
+        crate::query::is_projection(name) || name == self.parameter
+    }
+
     /// The plain fields the call's one selection names with this parameter, each one `held`
     /// allows.
     fn named_by(
@@ -500,7 +525,7 @@ impl FieldSelection {
         pairs: &[(String, String)],
         held: impl Fn(&str) -> bool,
     ) -> Option<Vec<String>> {
-        let (parameter, value) = one_selection(pairs)?;
+        let (parameter, value) = one_selection(pairs, |name| self.selects(name))?;
         if parameter != self.parameter {
             return None;
         }
@@ -575,7 +600,7 @@ mod tests {
     fn a_selection_learns_the_fields_it_keeps_unasked() {
         let query = pairs(&[("_fields", "title,status")]);
         let shown = names(&["title", "status", "id", "last_modified"]);
-        let learned = learn(&[(&query, &shown)]);
+        let learned = learn(&[(&query, &shown)], &SelectionNames::default());
         assert_eq!(
             learned,
             vec![FieldSelection {
@@ -621,11 +646,14 @@ mod tests {
         // Relation paths teach nothing, and do not stop the plain ones.
         let related = pairs(&[("fields", "*,project.*")]);
         let related_shown = names(&["id", "title", "project"]);
-        let learned = learn(&[
-            (&exact, &exact_shown),
-            (&related, &related_shown),
-            (&other, &other_shown),
-        ]);
+        let learned = learn(
+            &[
+                (&exact, &exact_shown),
+                (&related, &related_shown),
+                (&other, &other_shown),
+            ],
+            &SelectionNames::default(),
+        );
         assert_eq!(
             learned,
             vec![FieldSelection {
@@ -637,12 +665,18 @@ mod tests {
         );
         // A selection showing a field it did not ask for where another kept none disagrees.
         let extra_shown = names(&["id", "title", "sort", "owner"]);
-        assert!(learn(&[(&exact, &exact_shown), (&other, &extra_shown)]).is_empty());
+        assert!(
+            learn(
+                &[(&exact, &exact_shown), (&other, &extra_shown)],
+                &SelectionNames::default()
+            )
+            .is_empty()
+        );
         // An exclusion shows fields it did not name and not the ones it named: a rule of the
         // fields to leave out, which selects nothing to show.
         let exclude = pairs(&[("exclude", "text,creator")]);
         let exclude_shown = names(&["title", "tags"]);
-        let learned = learn(&[(&exclude, &exclude_shown)]);
+        let learned = learn(&[(&exclude, &exclude_shown)], &SelectionNames::default());
         assert_eq!(
             learned,
             vec![FieldSelection {
@@ -667,13 +701,22 @@ mod tests {
         // One exclusion showing a field it named is no exclusion.
         let showing = pairs(&[("exclude", "title")]);
         let showing_shown = names(&["title", "tags"]);
-        assert!(learn(&[(&exclude, &exclude_shown), (&showing, &showing_shown)]).is_empty());
+        assert!(
+            learn(
+                &[(&exclude, &exclude_shown), (&showing, &showing_shown)],
+                &SelectionNames::default()
+            )
+            .is_empty()
+        );
         // A kept field one selection named itself still agrees.
         let with_id = pairs(&[("_fields", "id,title")]);
         let with_id_shown = names(&["id", "title", "last_modified"]);
         let plain = pairs(&[("_fields", "title")]);
         let plain_shown = names(&["title", "id", "last_modified"]);
-        let learned = learn(&[(&with_id, &with_id_shown), (&plain, &plain_shown)]);
+        let learned = learn(
+            &[(&with_id, &with_id_shown), (&plain, &plain_shown)],
+            &SelectionNames::default(),
+        );
         assert_eq!(learned[0].kept, names(&["last_modified", "id"]));
     }
 
