@@ -1008,6 +1008,33 @@ pub struct PagedMember {
     pub echo: Option<QueryEcho>,
 }
 
+impl PagedMember {
+    /// A member holding the page's offset (see [`PagedMember::offset`]).
+    pub fn offset_at(pointer: String) -> Self {
+        PagedMember {
+            pointer,
+            complete: Vec::new(),
+            offset: true,
+            size: false,
+            max: None,
+            echo: None,
+        }
+    }
+
+    /// A member holding the page size, with the default the lines giving none showed (see
+    /// [`PagedMember::size`]) and the largest size it shows.
+    pub fn size_at(pointer: String, default: Option<Json>, max: Option<u64>) -> Self {
+        PagedMember {
+            pointer,
+            complete: default.into_iter().collect(),
+            offset: false,
+            size: true,
+            max,
+            echo: None,
+        }
+    }
+}
+
 /// How a list's envelope member spells the call it answers (see [`crate::query_echo`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryEcho {

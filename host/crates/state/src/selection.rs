@@ -541,16 +541,7 @@ impl FieldSelection {
 mod tests {
     use super::*;
 
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
-    }
-
-    fn names(items: &[&str]) -> Vec<String> {
-        items.iter().map(|item| (*item).to_owned()).collect()
-    }
+    use crate::test_support::{owned_names as names, owned_pairs as pairs};
 
     #[test]
     fn plain_fields_are_names_only() {

@@ -198,16 +198,7 @@ fn selects_fields(verdicts: &[Verdict]) -> bool {
 mod tests {
     use super::*;
 
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
-    }
-
-    fn names(items: &[&str]) -> Vec<String> {
-        items.iter().map(|item| (*item).to_owned()).collect()
-    }
+    use crate::test_support::{owned_names as names, owned_pairs as pairs};
 
     /// A toy read: its query pairs and the fields it showed.
     type Read<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str]);

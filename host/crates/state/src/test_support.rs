@@ -104,3 +104,16 @@ pub(crate) fn started_at(ordinal: u64) -> StartTime {
         recorded: Default::default(),
     }
 }
+
+/// Query pairs as owned texts.
+pub(crate) fn owned_pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+/// Names as owned texts.
+pub(crate) fn owned_names(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}

@@ -1029,14 +1029,7 @@ fn offset_members(
     let bodies = answered_bodies(lines, answered);
     offset_pointers(&bodies, &offsets, list_pointer)
         .into_iter()
-        .map(|pointer| PagedMember {
-            pointer,
-            complete: Vec::new(),
-            offset: true,
-            size: false,
-            max: None,
-            echo: None,
-        })
+        .map(PagedMember::offset_at)
         .collect()
 }
 
@@ -1119,14 +1112,7 @@ fn size_members(
     let bodies = answered_bodies(lines, answered);
     size_pointers(&bodies, &sizes, list_pointer)
         .into_iter()
-        .map(|(pointer, default, max)| PagedMember {
-            pointer,
-            complete: default.into_iter().collect(),
-            offset: false,
-            size: true,
-            max,
-            echo: None,
-        })
+        .map(|(pointer, default, max)| PagedMember::size_at(pointer, default, max))
         .collect()
 }
 

@@ -150,7 +150,7 @@ fn link_prefix(member: &CursorMember, lines: &[&Observation]) -> Option<String> 
 }
 
 /// The successful recorded lines of a tool its model answers.
-fn answered_lines<'t>(
+pub(super) fn answered_lines<'t>(
     timeline: &'t Timeline,
     tool: usize,
     model: &QueryModel,

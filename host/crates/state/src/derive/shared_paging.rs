@@ -134,7 +134,7 @@ fn lend(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
         let Some(tool) = super::tool_index(manifest, &view.tool) else {
             continue;
         };
-        let lines = answered_lines(timeline, tool, model);
+        let lines = super::shared_links::answered_lines(timeline, tool, model);
         for pointer in sibling_pointers(views, index, list_pointer) {
             if !roles_at(model, &pointer).is_empty() {
                 continue;
@@ -152,18 +152,6 @@ fn lend(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
             model.paged_members.push(member);
         }
     }
-}
-
-/// The successful lines a list's model answered; none when the tool has no index.
-fn answered_lines<'t>(
-    timeline: &'t Timeline,
-    tool: usize,
-    model: &QueryModel,
-) -> Vec<&'t Observation> {
-    (model.record_ordinals.iter())
-        .filter_map(|ordinal| timeline.get(*ordinal))
-        .filter(|line| line.tool == tool && line.is_success())
-        .collect()
 }
 
 /// The value a line gives its parameter playing a role, if any.
@@ -193,14 +181,7 @@ fn lent_offset(model: &QueryModel, lines: &[&Observation], pointer: String) -> O
             role_value(model, line, &QueryRole::Offset).map_or(Some(0), |v| v.parse().ok());
         offset.is_some() && shown(line, &pointer) == offset
     });
-    shows_offsets.then(|| PagedMember {
-        pointer,
-        complete: Vec::new(),
-        offset: true,
-        size: false,
-        max: None,
-        echo: None,
-    })
+    shows_offsets.then(|| PagedMember::offset_at(pointer))
 }
 
 /// A size member at `pointer`, where the list takes a page-size parameter, every line giving a
@@ -221,15 +202,8 @@ fn lent_size(model: &QueryModel, lines: &[&Observation], pointer: String) -> Opt
             None => return None,
         }
     }
-    let complete = default.map(|(_, value)| value.clone());
-    Some(PagedMember {
-        pointer,
-        complete: complete.into_iter().collect(),
-        offset: false,
-        size: true,
-        max: None,
-        echo: None,
-    })
+    let default = default.map(|(_, value)| value.clone());
+    Some(PagedMember::size_at(pointer, default, None))
 }
 
 /// Whether a model takes a parameter in a role (its own or the query grammar's).
