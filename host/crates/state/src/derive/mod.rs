@@ -56,6 +56,7 @@ pub mod lists;
 pub mod members;
 mod null_placement;
 pub mod query_grammar;
+pub(crate) mod repeated_sort;
 mod shared_links;
 mod shared_paging;
 pub(crate) mod sibling_body_pages;
