@@ -261,6 +261,7 @@ fn generalize_views(
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     null_placement::share(entities, views);
+    repeated_sort::share(views);
 }
 
 /// The derived entities, shared (the state's, its live and initial copies), in a list of their

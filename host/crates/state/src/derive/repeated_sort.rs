@@ -3,12 +3,15 @@
 //! its sorts repeat ([`QueryModel::repeated_sort`]) where a recorded line repeating only sort
 //! parameters lists its members as its keys applied in sequence order them (the first key first)
 //! and not as its first key alone orders them, and no such line disagrees with the sequence.
+//! The application reads its sort parameters alike: a list that recorded no line repeating a
+//! name takes the flag where it sorts by a name a repeating list lets repeat (django-tastypie's
+//! loans by `order_by`, taught by its books).
 //!
 //! [`QueryModel::repeated_sort`]: crate::model::QueryModel::repeated_sort
 
 use std::collections::BTreeSet;
 
-use crate::model::{QueryModel, QueryRole};
+use crate::model::{ListView, QueryModel, QueryRole, ReadView, ViewDetail};
 
 /// The names a line's arguments repeat.
 pub(super) fn repeated_names(arguments: &[(String, String)]) -> BTreeSet<&str> {
@@ -52,6 +55,49 @@ pub(super) fn learned(
         shown |= !agrees(index, &first_values(arguments));
     }
     shown
+}
+
+/// Gives the lists that recorded no line repeating a name the flag where they sort by a name
+/// (recorded or generalized) some list whose sorts repeat sorts by (see the module docs).
+pub(super) fn share(views: &mut [ReadView]) {
+    let taught: BTreeSet<String> = (views.iter())
+        .filter_map(|view| list_model(view).filter(|(_, model)| model.repeated_sort))
+        .flat_map(|(_, model)| sort_names(model))
+        .collect();
+    for view in views.iter_mut() {
+        let ViewDetail::List(list) = &mut view.detail else {
+            continue;
+        };
+        let shown = recorded_repetition(list);
+        if let Some(model) = list.query.as_mut()
+            && !shown
+            && sort_names(model).any(|name| taught.contains(&name))
+        {
+            model.repeated_sort = true;
+        }
+    }
+}
+
+/// A list view and its query model.
+fn list_model(view: &ReadView) -> Option<(&ListView, &QueryModel)> {
+    match &view.detail {
+        ViewDetail::List(list) => Some((list, list.query.as_ref()?)),
+        _ => None,
+    }
+}
+
+/// The names a model sorts by, recorded or generalized.
+fn sort_names(model: &QueryModel) -> impl Iterator<Item = String> + '_ {
+    (model.parameters.iter().chain(&model.generalized))
+        .filter(|(_, role)| matches!(role, QueryRole::Sort))
+        .map(|(name, _)| name.clone())
+}
+
+/// Whether some recorded line of the list repeats a name.
+fn recorded_repetition(list: &ListView) -> bool {
+    (list.lines.iter())
+        .filter_map(|line| line.query.as_deref())
+        .any(|pairs| !repeated_names(pairs).is_empty())
 }
 
 #[cfg(test)]
