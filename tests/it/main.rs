@@ -149,6 +149,7 @@ mod state_relations;
 mod state_relationship_identifiers;
 mod state_relationship_writes;
 mod state_rename_moves;
+mod state_repeated_sort;
 mod state_restated_list_query;
 mod state_restated_query;
 mod state_root_items;

@@ -119,11 +119,22 @@ impl Call {
         self.query.iter().any(|(_, values)| values.len() != 1)
     }
 
+    /// The query pairs, a repeated name's values each a pair in the order given
+    /// (`order_by=-genre&order_by=title`).
     pub(crate) fn pairs(&self) -> Vec<(String, String)> {
-        self.query
-            .iter()
-            .filter_map(|(name, values)| values.first().map(|value| (name.clone(), value.clone())))
+        (self.query.iter())
+            .flat_map(|(name, values)| values.iter().map(|value| (name.clone(), value.clone())))
             .collect()
+    }
+
+    /// Whether every name the call repeats is one the list's query model lets repeat (see
+    /// [`crate::model::QueryModel::repeated_sort`]).
+    pub(crate) fn repeats_only(&self, model: &crate::model::QueryModel) -> bool {
+        (self.query.iter())
+            .filter(|(_, values)| values.len() != 1)
+            .all(|(name, values)| {
+                !values.is_empty() && model.role(name).is_some_and(|role| model.repeats(role))
+            })
     }
 
     /// The reason of the first `projected_query_keys` key the call matches: a parameter it

@@ -186,6 +186,7 @@ fn state_tools_worded(
                 }
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
+                    widen_repeated_sorts(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
@@ -328,6 +329,29 @@ fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest:
         );
         if union && integer {
             argument.schema.kind = PropertyKind::StringOrInteger;
+        }
+    }
+}
+
+/// Offers a sort parameter the list's model lets repeat (see
+/// [`crate::model::QueryModel::repeated_sort`]) as one value or an array of them, its keys in
+/// sequence, where no record repeated it (tastypie's loans' `order_by`).
+fn widen_repeated_sorts(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
+    use rea_manifest::catalog::PropertyKind;
+    let crate::model::ViewDetail::List(list) = &view.detail else {
+        return;
+    };
+    let Some(model) = &list.query else {
+        return;
+    };
+    for argument in &mut schema.arguments {
+        let ArgumentTarget::Query { name } = &argument.target else {
+            continue;
+        };
+        if model.role(name).is_some_and(|role| model.repeats(role))
+            && let PropertyKind::Query { repeated, .. } = &mut argument.schema.kind
+        {
+            *repeated = true;
         }
     }
 }

@@ -761,6 +761,12 @@ pub struct QueryModel {
     /// learned where only that placement reproduces the recorded sorted lines.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nulls_first: bool,
+    /// Whether a sort parameter may be sent repeated, its values' keys sorting in sequence, the
+    /// first key first (`order_by=genre&order_by=-year`, as django-tastypie's `getlist` reads
+    /// it): learned where a recorded line repeating it agrees with its keys in sequence and not
+    /// with its first key alone (see [`crate::derive::repeated_sort`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeated_sort: bool,
     /// The page size a call naming none is cut at: the default page an argument-less read
     /// showed (see [`crate::derive::default_page`]); `None` lists every match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1064,6 +1070,7 @@ impl QueryModel {
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             nulls_first: false,
+            repeated_sort: false,
             default_page_size: None,
             default_sort: None,
             tie_order: None,
@@ -1086,6 +1093,11 @@ impl QueryModel {
 
     /// The role of a parameter: the one its recorded lines established, else the one the learned
     /// grammar extends to it.
+    /// Whether a parameter of this role may be sent repeated (see [`QueryModel::repeated_sort`]).
+    pub fn repeats(&self, role: &QueryRole) -> bool {
+        self.repeated_sort && matches!(role, QueryRole::Sort)
+    }
+
     pub fn role(&self, name: &str) -> Option<&QueryRole> {
         self.parameters
             .get(name)

@@ -701,8 +701,9 @@ fn json_sort_key(item: &Json) -> Option<(String, bool)> {
 }
 
 impl<'a> Selection<'a> {
-    /// Reads the arguments (each named once, each with a role); `None` when one cannot be read,
-    /// or one lying in a disjunction does not select (a sort, a page).
+    /// Reads the arguments (each named once but a sort the model lets repeat, its keys in
+    /// sequence: see [`QueryModel::repeated_sort`]; each with a role); `None` when one cannot be
+    /// read, or one lying in a disjunction does not select (a sort, a page).
     fn read(model: &'a QueryModel, arguments: &'a [(String, String)]) -> Option<Self> {
         let mut selection = Selection {
             conditions: Vec::new(),
@@ -717,11 +718,11 @@ impl<'a> Selection<'a> {
             },
         };
         for (index, (name, value)) in arguments.iter().enumerate() {
-            if arguments[..index].iter().any(|(other, _)| other == name) {
+            let role = model.role(name)?;
+            if arguments[..index].iter().any(|(other, _)| other == name) && !model.repeats(role) {
                 return None;
             }
             let within = model.within(name);
-            let role = model.role(name)?;
             // The page size value a recorded line showed asking for no bound is not read: the
             // bound the application applies instead shows in the envelope (tastypie's
             // `limit: 1000`), which no argument says.

@@ -219,6 +219,20 @@ fn restates_pairs(restated: &[String], call: &Call, rendered: &Json) -> bool {
     })
 }
 
+/// Whether the view reads every name the call repeats (true for a call repeating none): a list
+/// view's query model reads a sort it lets repeat (see
+/// [`crate::model::QueryModel::repeated_sort`]).
+fn reads_repetitions(detail: &ViewDetail, call: &Call) -> bool {
+    match detail {
+        _ if !call.repeated() => true,
+        ViewDetail::List(list) => list
+            .query
+            .as_ref()
+            .is_some_and(|model| call.repeats_only(model)),
+        _ => false,
+    }
+}
+
 /// Whether the call names a parameter the list view checks against its answer's own member
 /// ([`ListView::restated_query`]).
 fn names_restated(list: &ListView, call: &Call) -> bool {
@@ -557,7 +571,7 @@ impl StateService {
                 .or_else(|| self.answer_created(tool, template, call, (exact, stale)))
                 .or_else(|| self.answer_sliced(tool, template, call, stale))
                 .unwrap_or_else(|| recording(reason)),
-            _ if call.repeated() => recording("repeated-query"),
+            detail if !reads_repetitions(detail, call) => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => self
                     .answer_digest(tool, &view.path_template, item, call, exact)

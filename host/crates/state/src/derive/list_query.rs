@@ -64,6 +64,9 @@ struct Evaluator<'a> {
     tie_order: Option<Box<str>>,
     /// The page size value asking for no bound (see [`QueryModel::unbounded_page_size`]).
     unbounded_page_size: Option<u32>,
+    /// Whether sorts may repeat (see [`QueryModel::repeated_sort`]): set only to test the lines
+    /// repeating one, after the roles are chosen.
+    repeated_sort: bool,
 }
 
 impl<'a> Evaluator<'a> {
@@ -86,6 +89,7 @@ impl<'a> Evaluator<'a> {
             default_sort: self.default_sort.clone(),
             tie_order: self.tie_order.clone(),
             unbounded_page_size: self.unbounded_page_size,
+            repeated_sort: self.repeated_sort,
             ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -208,7 +212,56 @@ pub(super) fn learn_query(
     )?;
     let untested = crate::link_filters::untested_roles(&chosen, &untested);
     chosen.extend(untested);
-    query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+    let mut model = query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)?;
+    model.repeated_sort = learns_repeated_sort(plan, passing, &model, &mut evaluator);
+    Some(model)
+}
+
+/// Whether the list's recorded lines repeating a sort parameter teach that its sorts repeat
+/// (see [`super::repeated_sort`]), each tested as [`query_lines`] reads a line (its selection
+/// left out) over the collection the other lines read.
+fn learns_repeated_sort(
+    plan: &ListPlan,
+    passing: &[&Observation],
+    model: &QueryModel,
+    evaluator: &mut Evaluator<'_>,
+) -> bool {
+    let mut lines = Vec::new();
+    for observation in passing {
+        let arguments: Vec<(String, String)> = (observation.pairs().iter())
+            .filter(|(name, _)| !crate::query::is_projection(name))
+            .cloned()
+            .collect();
+        let listed = listed_collection(&observation.path, &plan.entity_type);
+        let (Some(listed), Some(expected)) = (listed, plan.members.get(&observation.ordinal))
+        else {
+            continue;
+        };
+        if !super::repeated_sort::repeated_names(&arguments).is_empty() {
+            lines.push((
+                observation,
+                arguments,
+                expected,
+                collection_key(&listed).to_owned(),
+            ));
+        }
+    }
+    evaluator.repeated_sort = true;
+    let shown: Vec<Vec<(String, String)>> = (lines.iter())
+        .map(|(_, arguments, ..)| arguments.clone())
+        .collect();
+    let learned = super::repeated_sort::learned(model, &shown, |index, arguments| {
+        let (observation, _, expected, collection) = &lines[index];
+        let line = QueryLine {
+            observation,
+            arguments: arguments.to_vec(),
+            expected: expected.to_vec(),
+            collection: collection.clone(),
+        };
+        evaluator.evaluates_to(&model.parameters, &line).is_some()
+    });
+    evaluator.repeated_sort = false;
+    learned
 }
 
 /// A list's default page size, default sort and the page size value asking for no bound (see
@@ -244,6 +297,7 @@ fn choose_with_null_placement<'o>(
         default_sort: default_sort.clone(),
         tie_order,
         unbounded_page_size,
+        repeated_sort: false,
     };
     let testable = lines.len() - untestable.len();
     let answers =
@@ -923,6 +977,7 @@ fn query_model(
         paged_members,
         cursor_members,
         nulls_first: evaluator.nulls_first,
+        repeated_sort: false,
         default_page_size: evaluator.default_page_size,
         default_sort: evaluator.default_sort.clone(),
         tie_order: evaluator.tie_order.clone(),

@@ -56,6 +56,7 @@ pub mod lists;
 pub mod members;
 mod null_placement;
 pub mod query_grammar;
+pub(crate) mod repeated_sort;
 mod shared_links;
 mod shared_paging;
 pub(crate) mod sibling_body_pages;
@@ -260,6 +261,7 @@ fn generalize_views(
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     null_placement::share(entities, views);
+    repeated_sort::share(views);
 }
 
 /// The derived entities, shared (the state's, its live and initial copies), in a list of their
