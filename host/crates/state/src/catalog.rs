@@ -300,16 +300,21 @@ pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<Stri
     }
 }
 
+/// A list view's query model; `None` for another view or a list without one.
+fn list_query_model(view: &crate::model::ReadView) -> Option<&crate::model::QueryModel> {
+    match &view.detail {
+        crate::model::ViewDetail::List(list) => list.query.as_ref(),
+        _ => None,
+    }
+}
+
 /// Types as a string or an integer each recorded query argument a list view's model reads as one
 /// of several values (a filter whose operator takes a comma list, `in` or `nin`), where its
 /// recorded values typed it as an integer: `filter[project_id]=1,3` is a union of two ids.
 fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
-    use crate::model::{QueryRole, ViewDetail};
+    use crate::model::QueryRole;
     use rea_manifest::catalog::{PropertyKind, QueryType};
-    let ViewDetail::List(list) = &view.detail else {
-        return;
-    };
-    let Some(model) = &list.query else {
+    let Some(model) = list_query_model(view) else {
         return;
     };
     for argument in &mut schema.arguments {
@@ -338,10 +343,7 @@ fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest:
 /// sequence, where no record repeated it (tastypie's loans' `order_by`).
 fn widen_repeated_sorts(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
     use rea_manifest::catalog::PropertyKind;
-    let crate::model::ViewDetail::List(list) = &view.detail else {
-        return;
-    };
-    let Some(model) = &list.query else {
+    let Some(model) = list_query_model(view) else {
         return;
     };
     for argument in &mut schema.arguments {

@@ -254,10 +254,8 @@ fn examples_by_type<'t>(
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        let (pointer, is_list, entity_type) = match &view.detail {
-            ViewDetail::Item(item) => (item.entity_pointer.as_str(), false, &item.entity_type),
-            ViewDetail::List(list) => (list.list_pointer.as_str(), true, &list.entity_type),
-            _ => continue,
+        let Some((pointer, is_list, entity_type)) = shown_place(view) else {
+            continue;
         };
         let held = held.get(entity_type.as_str());
         for observation in timeline.all(index) {
@@ -534,6 +532,16 @@ impl FieldSelection {
             .iter()
             .all(|field| held(field))
             .then_some(requested)
+    }
+}
+
+/// Where an item or list view shows its entities: the pointer, whether it lists them, and their
+/// type; `None` for another view.
+pub(crate) fn shown_place(view: &ReadView) -> Option<(&str, bool, &String)> {
+    match &view.detail {
+        ViewDetail::Item(item) => Some((item.entity_pointer.as_str(), false, &item.entity_type)),
+        ViewDetail::List(list) => Some((list.list_pointer.as_str(), true, &list.entity_type)),
+        _ => None,
     }
 }
 

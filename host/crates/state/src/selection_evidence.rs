@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 
-use crate::model::{Entity, ReadView, ViewDetail};
+use crate::model::{Entity, ReadView};
 use crate::observation::{Observation, Timeline};
 use crate::selection::{plain_fields, shown_fields};
 
@@ -108,10 +108,8 @@ fn shown_reads<'t>(
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        let (pointer, is_list, entity_type) = match &view.detail {
-            ViewDetail::Item(item) => (item.entity_pointer.as_str(), false, &item.entity_type),
-            ViewDetail::List(list) => (list.list_pointer.as_str(), true, &list.entity_type),
-            _ => continue,
+        let Some((pointer, is_list, entity_type)) = crate::selection::shown_place(view) else {
+            continue;
         };
         for observation in timeline.all(index) {
             let shown = (observation.body.as_ref())
