@@ -300,21 +300,13 @@ pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<Stri
     }
 }
 
-/// A list view's query model; `None` for another view or a list without one.
-fn list_query_model(view: &crate::model::ReadView) -> Option<&crate::model::QueryModel> {
-    match &view.detail {
-        crate::model::ViewDetail::List(list) => list.query.as_ref(),
-        _ => None,
-    }
-}
-
 /// Types as a string or an integer each recorded query argument a list view's model reads as one
 /// of several values (a filter whose operator takes a comma list, `in` or `nin`), where its
 /// recorded values typed it as an integer: `filter[project_id]=1,3` is a union of two ids.
 fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
     use crate::model::QueryRole;
     use rea_manifest::catalog::{PropertyKind, QueryType};
-    let Some(model) = list_query_model(view) else {
+    let Some(model) = list_model(view) else {
         return;
     };
     for argument in &mut schema.arguments {
@@ -343,7 +335,7 @@ fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest:
 /// sequence, where no record repeated it (tastypie's loans' `order_by`).
 fn widen_repeated_sorts(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
     use rea_manifest::catalog::PropertyKind;
-    let Some(model) = list_query_model(view) else {
+    let Some(model) = list_model(view) else {
         return;
     };
     for argument in &mut schema.arguments {
@@ -679,18 +671,15 @@ pub(crate) fn is_recorded_set_filter(view: &crate::model::ReadView, name: &str) 
         .is_some_and(|role| is_set_filter(role) && spells_operator(name))
 }
 
+/// A list view's query model.
+fn list_model(view: &crate::model::ReadView) -> Option<&crate::model::QueryModel> {
+    view.list_query().map(|(_, model)| model)
+}
+
 /// Whether a role filters by a set operator (`in`, `nin`: a list of values).
 fn is_set_filter(role: &crate::model::QueryRole) -> bool {
     matches!(role, crate::model::QueryRole::Filter { op, .. }
         if rea_plugin_api::query_fields::SET_OPERATORS.contains(&op.as_str()))
-}
-
-/// A list view's query model.
-fn list_model(view: &crate::model::ReadView) -> Option<&crate::model::QueryModel> {
-    match &view.detail {
-        crate::model::ViewDetail::List(list) => list.query.as_ref(),
-        _ => None,
-    }
 }
 
 /// The sparse fieldset parameter the state offers a tool (see [`crate::sparse`]), as an

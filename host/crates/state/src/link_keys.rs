@@ -12,15 +12,12 @@ use std::collections::BTreeMap;
 use rea_plugin_api::json::Json;
 
 use crate::link_filters::LinkField;
-use crate::model::{Entity, QueryRole, ReadView, ViewDetail};
+use crate::model::{Entity, QueryRole, ReadView};
 
 /// Offers each list view's key-only link spellings over the linked type's other members.
 pub(crate) fn generalize(entities: &[Entity], views: &mut [ReadView]) {
     for view in views.iter_mut() {
-        let ViewDetail::List(list) = &mut view.detail else {
-            continue;
-        };
-        let Some(model) = list.query.as_mut() else {
+        let Some(model) = view.list_query_mut() else {
             continue;
         };
         for (name, role) in offered(&model.parameters, entities) {

@@ -317,6 +317,22 @@ impl ReadView {
         }
     }
 
+    /// A list view and its query model; `None` for another view or a list without one.
+    pub fn list_query(&self) -> Option<(&ListView, &QueryModel)> {
+        match &self.detail {
+            ViewDetail::List(list) => Some((list, list.query.as_ref()?)),
+            _ => None,
+        }
+    }
+
+    /// A list view's query model, to change; `None` for another view or a list without one.
+    pub fn list_query_mut(&mut self) -> Option<&mut QueryModel> {
+        match &mut self.detail {
+            ViewDetail::List(list) => list.query.as_mut(),
+            _ => None,
+        }
+    }
+
     /// The render shape of an item or list view.
     pub fn shape(&self) -> Option<&ViewShape> {
         match &self.detail {

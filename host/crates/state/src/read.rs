@@ -2540,7 +2540,7 @@ impl StateService {
         }
         let held: Vec<&Entity> = live.entities().collect();
         for (name, value) in pairs {
-            let role = (model.parameters.get(name)).or_else(|| model.generalized.get(name));
+            let role = model.role(name);
             if let Some(crate::model::QueryRole::Filter { field, op }) = role
                 && let Some(link) = LinkField::parse(field)
                 && (!names_held(&link, op, value, &held)

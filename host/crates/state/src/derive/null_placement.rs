@@ -38,10 +38,7 @@ pub(super) fn share(entities: &[Entity], views: &mut [ReadView]) {
 
 /// A list view whose learned query model sorts.
 fn sorted_list(view: &ReadView) -> Option<(&ListView, &QueryModel)> {
-    let ViewDetail::List(list) = &view.detail else {
-        return None;
-    };
-    let model = list.query.as_ref()?;
+    let (list, model) = view.list_query()?;
     let sorts = model
         .parameters
         .values()

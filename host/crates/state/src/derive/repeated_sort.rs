@@ -61,7 +61,7 @@ pub(super) fn learned(
 /// (recorded or generalized) some list whose sorts repeat sorts by (see the module docs).
 pub(super) fn share(views: &mut [ReadView]) {
     let taught: BTreeSet<String> = (views.iter())
-        .filter_map(|view| list_model(view).filter(|(_, model)| model.repeated_sort))
+        .filter_map(|view| view.list_query().filter(|(_, model)| model.repeated_sort))
         .flat_map(|(_, model)| sort_names(model))
         .collect();
     for view in views.iter_mut() {
@@ -75,14 +75,6 @@ pub(super) fn share(views: &mut [ReadView]) {
         {
             model.repeated_sort = true;
         }
-    }
-}
-
-/// A list view and its query model.
-fn list_model(view: &ReadView) -> Option<(&ListView, &QueryModel)> {
-    match &view.detail {
-        ViewDetail::List(list) => Some((list, list.query.as_ref()?)),
-        _ => None,
     }
 }
 

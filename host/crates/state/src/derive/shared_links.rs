@@ -197,10 +197,7 @@ fn holders<'t>(manifest: &Manifest, timeline: &'t Timeline, views: &[ReadView]) 
 
 /// A holder's query model.
 fn model_of<'v>(views: &'v [ReadView], holder: &Holder<'_>) -> &'v QueryModel {
-    match &views[holder.view].detail {
-        ViewDetail::List(list) => list.query.as_ref().expect("a holder's model"),
-        _ => unreachable!("a holder is a list view"),
-    }
+    views[holder.view].list_query().expect("a holder's model").1
 }
 
 /// A holder's links member.
@@ -210,16 +207,8 @@ fn member_of<'v>(views: &'v [ReadView], holder: &Holder<'_>) -> &'v CursorMember
 
 /// A holder's links member, to change.
 fn member_mut<'v>(views: &'v mut [ReadView], holder: &Holder<'_>) -> &'v mut CursorMember {
-    match &mut views[holder.view].detail {
-        ViewDetail::List(list) => {
-            &mut list
-                .query
-                .as_mut()
-                .expect("a holder's model")
-                .cursor_members[holder.member]
-        }
-        _ => unreachable!("a holder is a list view"),
-    }
+    let model = views[holder.view].list_query_mut();
+    &mut model.expect("a holder's model").cursor_members[holder.member]
 }
 
 /// A form's relations.

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use rea_manifest::Manifest;
 use rea_plugin_api::json::Json;
 
-use crate::model::{PagedMember, QueryModel, QueryRole, ReadView, ViewDetail};
+use crate::model::{PagedMember, QueryModel, QueryRole, ReadView};
 use crate::observation::{Observation, Timeline};
 use crate::render::counts_canonically;
 
@@ -38,18 +38,8 @@ pub(super) fn share(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadV
 
 /// A list view's pointer and query model, if it has one.
 fn list_model(view: &ReadView) -> Option<(&str, &QueryModel)> {
-    match &view.detail {
-        ViewDetail::List(list) => Some((list.list_pointer.as_str(), list.query.as_ref()?)),
-        _ => None,
-    }
-}
-
-/// A list view's query model, to change.
-fn list_model_mut(view: &mut ReadView) -> Option<&mut QueryModel> {
-    match &mut view.detail {
-        ViewDetail::List(list) => list.query.as_mut(),
-        _ => None,
-    }
+    view.list_query()
+        .map(|(list, model)| (list.list_pointer.as_str(), model))
 }
 
 /// The roles a model's paged members play at a pointer.
@@ -112,7 +102,7 @@ fn resolve_ambiguous(views: &mut [ReadView]) {
         }
     }
     for (index, pointer, role) in resolved {
-        if let Some(model) = list_model_mut(&mut views[index]) {
+        if let Some(model) = views[index].list_query_mut() {
             model.paged_members.retain(|member| {
                 member.pointer != pointer
                     || match role {
@@ -148,7 +138,7 @@ fn lend(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
         }
     }
     for (index, member) in lent {
-        if let Some(model) = list_model_mut(&mut views[index]) {
+        if let Some(model) = views[index].list_query_mut() {
             model.paged_members.push(member);
         }
     }

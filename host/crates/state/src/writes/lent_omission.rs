@@ -154,6 +154,7 @@ fn names_collection(answer: &Json, path: &str) -> bool {
         })
 }
 
+/// Whether a string of the answer holds the word whole, in any case.
 fn holds_text(answer: &Json, word: &str) -> bool {
     match answer {
         Json::String(text) => holds_word(&text.to_lowercase(), &word.to_lowercase()),
