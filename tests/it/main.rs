@@ -148,6 +148,7 @@ mod state_relation_paths;
 mod state_relations;
 mod state_relationship_identifiers;
 mod state_relationship_writes;
+mod state_removed_whole;
 mod state_rename_moves;
 mod state_repeated_sort;
 mod state_restated_list_query;

@@ -1118,16 +1118,9 @@ fn response_of(
     else {
         return Err("body-unusable");
     };
-    let Some((mut kind, mut pointer)) = response_kind(exemplar, draft.plan.effect) else {
+    let Some((mut kind, pointer, member)) = answer_kind(draft, calls, exemplar) else {
         return Err("body-unusable");
     };
-    let member = (kind == ResponseKind::Recorded && draft.plan.effect == Effect::Update)
-        .then(|| answered_member(draft, calls, exemplar))
-        .flatten();
-    if let Some((at, _)) = &member {
-        kind = ResponseKind::Entity;
-        pointer = Some(at.clone());
-    }
     if kind == ResponseKind::None
         && record
             .response
@@ -1183,6 +1176,26 @@ fn response_of(
         changed: None,
         echoed,
     })
+}
+
+/// An answer's kind, where it shows the entity, and the member of the entity it shows (a pointer
+/// into the answer, the member).
+type AnswerKind = (ResponseKind, Option<String>, Option<(String, String)>);
+
+/// What the exemplar's answer is and where it shows the entity (see [`response_kind`]), with the
+/// member of the entity an update's answer shows (see [`answered_member`]), and a delete's
+/// projection showing the removed entity whole (see [`super::removed_whole`]) as the entity.
+fn answer_kind(draft: &Draft, calls: &[Call], exemplar: &Call) -> Option<AnswerKind> {
+    let (mut kind, mut pointer) = response_kind(exemplar, draft.plan.effect)?;
+    let member = (kind == ResponseKind::Recorded && draft.plan.effect == Effect::Update)
+        .then(|| answered_member(draft, calls, exemplar))
+        .flatten();
+    if let Some((at, _)) = &member {
+        kind = ResponseKind::Entity;
+        pointer = Some(at.clone());
+    }
+    let kind = super::removed_whole::delete_kind(draft, calls, kind, pointer.as_deref());
+    Some((kind, pointer, member))
 }
 
 /// An entity answer's places outside the entity echoing one of its members (see

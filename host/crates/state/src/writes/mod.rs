@@ -73,6 +73,7 @@ mod parent_create;
 mod referenced;
 pub mod references;
 pub mod relationship;
+mod removed_whole;
 mod replace_required;
 mod rows;
 pub(crate) mod selected;
