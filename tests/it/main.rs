@@ -97,6 +97,7 @@ mod state_echo_order;
 mod state_error_answers;
 mod state_field_exclusions;
 mod state_field_selection;
+mod state_filtered_confirm;
 mod state_folder_entries;
 mod state_folder_listings;
 mod state_folder_writes;

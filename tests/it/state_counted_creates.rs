@@ -3,7 +3,8 @@
 //! applied agrees with the recording, and without the created entity it does not. Two recorded
 //! applications: django-tastypie's loan create, whose only later read is the first page of
 //! `returned_on__isnull=true` (its `meta.total_count` 5 → 6, the new loan beyond the page), and
-//! Parse Server's task create, whose `count=1&limit=0` read (no row, `count` 10) counts it.
+//! Parse Server's task create, whose `count=1&limit=0` read (no row, `count` 10) counts it where
+//! no list read between the create and it lists the task.
 
 use crate::state_support::{
     Served, call_with_strings, capture_file, corpus_dir, serve_evidence, state_rules, with_body,
@@ -108,33 +109,53 @@ fn set_count(entries: &mut [Value], count: u64) {
     set_answered(read, "/count", json!(count));
 }
 
+/// Removes Parse Server's `where={"status":"open"}&order=title` read of the tasks (entry 23),
+/// which lists the task created at entry 21 right after its read by id.
+fn without_open_tasks(entries: &mut Vec<Value>) {
+    assert!(url(&entries[23]).contains("/classes/Task?where="));
+    entries.remove(23);
+}
+
 #[test]
 fn a_count_read_agrees_with_the_reads_that_show_a_create() {
-    // Parse Server: the task created at entry 21 is read by id at entry 22 and listed by the
-    // whole sorted list at entry 52; `count=1&limit=0` between them (entry 47: no row, `count`
-    // 10) counts it among the ten tasks, so it confirms the create too.
+    // Parse Server: the task created at entry 21 is read by id at entry 22 and listed by the open
+    // tasks at entry 23 (the confirming replay reads its `where` criteria with the json-filter
+    // grammar), which confirm it by id and listed.
     let served = crate::state_support::serve_corpus_app("parse-server");
-    assert_eq!(count_read(&served), 47);
     assert_eq!(
         verdict(&served, "post_parse_classes_task"),
-        (true, None, vec![22, 47, 52])
+        (true, None, vec![22, 23])
+    );
+    // Without the open tasks, the task is next listed by the whole sorted list (entry 52, now
+    // 51); `count=1&limit=0` between them (entry 47, now 46: no row, `count` 10) counts it among
+    // the ten tasks, so it confirms the create too.
+    let served = serve_changed("parse-server", without_open_tasks);
+    assert_eq!(count_read(&served), 46);
+    assert_eq!(
+        verdict(&served, "post_parse_classes_task"),
+        (true, None, vec![22, 46, 51])
     );
     // Counting nine tasks, it does not show the create.
-    let miscounted = serve_changed("parse-server", |entries| set_count(entries, 9));
+    let miscounted = serve_changed("parse-server", |entries| {
+        without_open_tasks(entries);
+        set_count(entries, 9);
+    });
     let (_, _, confirmed) = verdict(&miscounted, "post_parse_classes_task");
-    assert!(!confirmed.contains(&47), "{confirmed:?}");
+    assert_eq!(confirmed, vec![22, 51]);
 }
 
 #[test]
 fn a_count_alone_confirms_a_create_but_shows_none_of_its_members() {
-    // The same recording less the read by id and the sorted list (entries 22 and 52): the count
-    // is the one read showing the created task, and confirms it; only the read by id showed the
-    // members the create's answer leaves out (`updatedAt`, the sent ones as stored), so the
-    // plan is withheld as incomplete, no longer as unconfirmed. Counting nine, nothing confirms it.
+    // The same recording less the read by id, the open tasks and the sorted list (entries 22,
+    // 23 and 52): the count is the one read showing the created task, and confirms it; only the
+    // read by id showed the members the create's answer leaves out (`updatedAt`, the sent ones as
+    // stored), so the plan is withheld as incomplete, no longer as unconfirmed. Counting nine,
+    // nothing confirms it.
     let without_reads = |entries: &mut Vec<Value>| {
         assert!(url(&entries[52]).ends_with("/classes/Task?order=title"));
         assert!(url(&entries[22]).ends_with("/classes/Task/IJJn3DAgEY"));
         entries.remove(52);
+        without_open_tasks(entries);
         entries.remove(22);
     };
     let served = serve_changed("parse-server", without_reads);

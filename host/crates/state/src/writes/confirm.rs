@@ -4,8 +4,10 @@
 //! applied in record order: with its plan ([`super::apply`], the function serving uses, taking
 //! the values rules explain from the recorded outcome) when the plan is still a candidate, else by
 //! adopting what the call was observed to leave. Every read after the first write whose tool has
-//! a state view is answered through the state's own read path ([`StateService::answer`]) and,
-//! when that answer comes from the state, compared with the recording (status and body):
+//! a state view is answered through the state's own read path ([`StateService::answer`], with
+//! the pipeline's query grammars, so a query a grammar splits into filter terms is evaluated as
+//! served) and, when that answer comes from the state, compared with the recording (status and
+//! body):
 //!
 //! * agreement confirms the last write of each entity the read shows (an item read by id; a list
 //!   read confirms the writes of the entities it lists, and a whole list also the deletes of
@@ -560,12 +562,16 @@ pub(crate) fn confirm(
     ) else {
         return Default::default();
     };
+    // The replay reads with the pipeline's query grammars (a read whose query a grammar splits,
+    // `budget=60&budget__operator=gte`, is evaluated as served) and applies writes with the rules
+    // passed to each call, never through the service.
+    let reading = RuleSet::empty().with_query_grammars(rules.query_grammars().to_vec());
     let service = StateService::new(
         state.clone(),
         String::new(),
         replay_environment,
         records,
-        Arc::new(RuleSet::empty()),
+        Arc::new(reading),
     );
     let by_ordinal: HashMap<u64, &CaptureRecord> = records
         .iter()

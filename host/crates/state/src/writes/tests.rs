@@ -4803,3 +4803,102 @@ fn a_delete_shown_only_by_the_collections_count_falling_is_observed_and_confirme
     assert!(!delete.served);
     assert_eq!(delete.reason.as_deref(), Some("no-observation"));
 }
+
+/// A toy expression language: `min=FIELD:N`, the entities whose FIELD is at least N.
+#[derive(Debug)]
+struct AtLeast;
+
+impl crate::rules::QueryGrammarStep for AtLeast {
+    fn apply(
+        &self,
+        request: &rea_plugin_api::contracts::query::QueryGrammarRequest,
+    ) -> Result<rea_plugin_api::contracts::query::QueryGrammarOutcome, String> {
+        Ok(rea_plugin_api::contracts::query::QueryGrammarOutcome {
+            lists: vec![Default::default(); request.lists.len()],
+            ..Default::default()
+        })
+    }
+
+    fn split(
+        &self,
+        request: &rea_plugin_api::contracts::query::QueryExpressionRequest,
+    ) -> Result<rea_plugin_api::contracts::query::QueryExpressionOutcome, String> {
+        use rea_plugin_api::contracts::query::{QueryRole, QueryTerm};
+        let terms = (request.name == "min")
+            .then(|| request.value.split_once(':'))
+            .flatten()
+            .map(|(field, value)| {
+                let role = QueryRole::filter(field, "gte");
+                vec![QueryTerm::playing(format!("{field}[gte]"), value, role)]
+            });
+        Ok(rea_plugin_api::contracts::query::QueryExpressionOutcome {
+            terms,
+            ..Default::default()
+        })
+    }
+
+    fn split_body(
+        &self,
+        _: &rea_plugin_api::contracts::query::QueryBodyRequest,
+    ) -> Result<rea_plugin_api::contracts::query::QueryExpressionOutcome, String> {
+        Ok(Default::default())
+    }
+}
+
+/// Projects read whole, by id and through the toy `min` filter, then one put answering 204 with
+/// no body, which only the filtered read after it (`after`) shows.
+fn put_shown_by_a_filtered_list(after: Value) -> Fixture {
+    let project =
+        |id: u64, budget: u64| json!({"id": id, "name": format!("p{id}"), "budget": budget});
+    let rules = rules().with_query_grammars(vec![crate::rules::ConfiguredQueryGrammar {
+        stage: "at-least".to_owned(),
+        plugin: "test".to_owned(),
+        handle: Arc::new(AtLeast),
+    }]);
+    let records = vec![
+        get(
+            0,
+            "/projects/",
+            200,
+            json!([project(1, 120), project(2, 80), project(3, 45)]),
+        ),
+        get(1, "/projects/3/", 200, project(3, 45)),
+        get(
+            2,
+            "/projects/?min=budget:60",
+            200,
+            json!([project(1, 120), project(2, 80)]),
+        ),
+        record(
+            3,
+            "PUT",
+            "/projects/3/",
+            Some(json!({"name": "p3", "budget": 90})),
+            204,
+            Value::Null,
+        ),
+        get(4, "/projects/?min=budget:60", 200, after),
+    ];
+    derive_with(records, rules)
+}
+
+#[test]
+fn an_update_shown_only_by_a_list_a_grammar_filters_is_confirmed_by_it() {
+    // PiccoloCRUD's project `PUT` answered 204 and shown only by `budget=60&budget__operator=gte`:
+    // the confirming replay reads with the pipeline's query grammars, so the filtered read is
+    // evaluated over the replayed state and, agreeing, confirms the put.
+    let project =
+        |id: u64, budget: u64| json!({"id": id, "name": format!("p{id}"), "budget": budget});
+    let listed = json!([project(1, 120), project(2, 80), project(3, 90)]);
+    let fixture = put_shown_by_a_filtered_list(listed);
+    let put = fixture.plan("put_projects_by_project_id");
+    assert!(put.served, "{put:?}");
+    assert_eq!(put.confirmed_by, vec![4]);
+    // A read the replayed put does not reproduce (the project listed first, where every list
+    // holds the collection's order) contradicts it.
+    let misordered = json!([project(3, 90), project(1, 120), project(2, 80)]);
+    let fixture = put_shown_by_a_filtered_list(misordered);
+    let put = fixture.plan("put_projects_by_project_id");
+    assert!(!put.served, "{put:?}");
+    assert_eq!(put.reason.as_deref(), Some("contradicted"), "{put:?}");
+}
