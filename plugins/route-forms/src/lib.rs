@@ -26,6 +26,7 @@ pub mod folder;
 pub mod fused;
 pub mod keyed;
 pub mod listed;
+mod multi_index;
 mod routes;
 
 use rea_plugin_api::{Plugin, StageInfo};

@@ -52,6 +52,7 @@ use rea_plugin_api::contracts::route::{
 use rea_plugin_api::{PluginError, RouteForm};
 
 use crate::folder::sibling_form;
+use crate::multi_index::MultiIndex;
 use crate::routes::{Routes, Token, families, most_common};
 
 /// The stage's name, also the rule of its parameters that take no sibling's form.
@@ -109,82 +110,70 @@ impl RouteForm for ListedId {
 struct Lookup<'a> {
     /// Per listed collection (the decoded segments of a `GET` answering JSON) and value: the
     /// members array items hold it under.
-    listed: HashMap<&'a [String], HashMap<&'a str, Vec<&'a str>>>,
+    listed: MultiIndex<(&'a [String], &'a str), &'a str>,
     /// Per decoded route and method (upper case): the routes recorded so.
-    same_route: HashMap<(&'a [String], Cow<'a, str>), Vec<usize>>,
+    same_route: MultiIndex<(&'a [String], Cow<'a, str>), usize>,
     /// Per segment count, position and decoded value there: the routes holding it as a parameter
     /// (the forms the stage was given; it changes none before its last check).
-    at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
+    at_position: MultiIndex<(usize, usize, &'a str), usize>,
     /// Per position and decoded value: the routes whose segment at that position is a parameter
     /// spelling it as a whole segment (`true`) or taking it as its value (`false`).
-    item_values: HashMap<(usize, &'a str), Vec<(usize, bool)>>,
+    item_values: MultiIndex<(usize, &'a str), (usize, bool)>,
 }
 
 impl<'a> Lookup<'a> {
     fn new(routes: &Routes<'a>) -> Self {
-        let mut lookup = Self {
-            listed: HashMap::new(),
-            same_route: HashMap::new(),
-            at_position: HashMap::new(),
-            item_values: HashMap::new(),
-        };
+        let mut listed = Vec::new();
+        let mut same_route = Vec::new();
+        let mut at_position = Vec::new();
+        let mut item_values = Vec::new();
         for (index, route) in routes.routes.iter().enumerate() {
             if route.method.eq_ignore_ascii_case("GET") && route.answer.json.is_some() {
-                lookup.index_listing(route);
+                listed.extend(listed_values(route));
             }
             let key = (route.decoded.as_slice(), upper_case(&route.method));
-            lookup.same_route.entry(key).or_default().push(index);
+            same_route.push((key, index));
             let parameters = route.decoded.iter().zip(routes.forms_of(index)).enumerate();
             for (position, (value, form)) in parameters {
                 let Some(form) = form else {
                     continue;
                 };
-                let key = (route.segments.len(), position, value.as_str());
-                lookup.at_position.entry(key).or_default().push(index);
-                lookup.index_item(route, form, position, index);
+                at_position.push(((route.segments.len(), position, value.as_str()), index));
+                item_values.extend(item_values_of(route, form, position, index));
             }
         }
-        lookup
+        Self {
+            listed: MultiIndex::new(listed),
+            same_route: MultiIndex::new(same_route),
+            at_position: MultiIndex::new(at_position),
+            item_values: MultiIndex::new(item_values),
+        }
     }
+}
 
-    /// Indexes the values a listing's array items hold, by member (a listing holding none is not
-    /// indexed: an item's own answer holds no array).
-    fn index_listing(&mut self, route: &'a RecordedRoute) {
-        let mut held = route
-            .answer
-            .values
-            .iter()
-            .filter(|held| held.in_array)
-            .filter_map(|held| Some((held.text.as_str(), item_member(&held.pointer)?)))
-            .peekable();
-        if held.peek().is_none() {
-            return;
-        }
-        let listed = self.listed.entry(route.decoded.as_slice()).or_default();
-        for (text, member) in held {
-            listed.entry(text).or_default().push(member);
-        }
-    }
+/// A listing's values its array items hold, each with its collection and the member holding it
+/// (an item's own answer holds no array, so it lists none).
+fn listed_values(route: &RecordedRoute) -> impl Iterator<Item = ((&[String], &str), &str)> + '_ {
+    route
+        .answer
+        .values
+        .iter()
+        .filter(|held| held.in_array)
+        .filter_map(|held| Some((held.text.as_str(), item_member(&held.pointer)?)))
+        .map(|(text, member)| ((route.decoded.as_slice(), text), member))
+}
 
-    /// Indexes a route's parameter at `position` by the segment and the value it took.
-    fn index_item(
-        &mut self,
-        route: &'a RecordedRoute,
-        form: &SegmentForm,
-        position: usize,
-        index: usize,
-    ) {
-        let segment = &route.decoded[position];
-        let values = self
-            .item_values
-            .entry((position, segment.as_str()))
-            .or_default();
-        values.push((index, true));
-        if let Some(value) = form.value_in(segment).filter(|value| value != segment) {
-            let values = self.item_values.entry((position, value)).or_default();
-            values.push((index, false));
-        }
-    }
+/// A route's parameter at `position`, by the segment and by the value it took when that differs.
+fn item_values_of<'a>(
+    route: &'a RecordedRoute,
+    form: &SegmentForm,
+    position: usize,
+    index: usize,
+) -> impl Iterator<Item = ((usize, &'a str), (usize, bool))> {
+    let segment = route.decoded[position].as_str();
+    let value = form.value_in(segment).filter(|value| *value != segment);
+    std::iter::once(((position, segment), (index, true)))
+        .chain(value.map(|value| ((position, value), (index, false))))
 }
 
 /// A method in upper case, borrowed when it is spelled so (as recorded methods mostly are).
@@ -217,16 +206,14 @@ fn listed_by_collection(
     let route = &routes.routes[index];
     let value = route.decoded[position].as_str();
     let collection = &route.decoded[..position];
-    let Some(members) = lookup
-        .listed
-        .get(collection)
-        .and_then(|values| values.get(value))
-    else {
+    let members: Vec<&str> = lookup.listed.get(&(collection, value)).copied().collect();
+    if members.is_empty() {
         return false;
-    };
+    }
     let key = (route.decoded.as_slice(), upper_case(&route.method));
-    let same_route = lookup.same_route[&key]
-        .iter()
+    let same_route = lookup
+        .same_route
+        .get(&key)
         .map(|&other| &routes.routes[other]);
     let mut answered_json = false;
     for other in same_route {
@@ -263,7 +250,7 @@ fn named_through_sibling(
     let mine = routes.others(index, position);
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
     let key = (route.segments.len(), position, value);
-    for &other in lookup.at_position.get(&key).into_iter().flatten() {
+    for &other in lookup.at_position.get(&key) {
         let Some(form) = routes.form(other, position) else {
             continue;
         };
@@ -290,7 +277,7 @@ fn named_by_item_route(
     let mine = routes.others(index, position);
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
     let key = (position, route.decoded[position].as_str());
-    for &(other, spelled) in lookup.item_values.get(&key).into_iter().flatten() {
+    for &(other, spelled) in lookup.item_values.get(&key) {
         let Some(form) = routes.form(other, position) else {
             continue;
         };

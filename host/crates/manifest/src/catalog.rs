@@ -1443,7 +1443,7 @@ mod tests {
             shown,
             observed[..shown.len()]
                 .iter()
-                .map(String::as_str)
+                .map(|value| value.as_str())
                 .collect::<Vec<_>>()
         );
     }

@@ -2,12 +2,16 @@
 //! with where each route's `forms` sit in it, so a stage's kept changes rewrite only the forms and
 //! the request is never held both typed and encoded (issue 17: the route-form exchange was the
 //! build's peak, the typed routes held beside their text while the stage decoded its own copy).
+//! The routes' forms live only in the text while the stages run: a route's are read back from it
+//! when a stage changes them ([`EncodedRequest::forms_of`]) and all of them after the last stage
+//! (16k routes' forms held typed took as much as the text again).
 //!
 //! The text is the [`RouteFormRequest`] serde writes (the same members in the same order, compact),
 //! built one route at a time as each is made, so no list of typed routes is held.
 //!
 //! [`RouteFormRequest`]: rea_plugin_api::contracts::route::RouteFormRequest
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use rea_evidence::Refusal;
@@ -35,11 +39,8 @@ impl EncodedRequest {
         }
     }
 
-    /// Writes a route and answers its forms, which the caller holds from now on.
-    pub(crate) fn push(
-        &mut self,
-        route: RecordedRoute,
-    ) -> Result<Vec<Option<SegmentForm>>, Refusal> {
+    /// Writes a route (its forms are read back from the text: [`Self::forms_of`]).
+    pub(crate) fn push(&mut self, route: RecordedRoute) -> Result<(), Refusal> {
         if !self.forms.is_empty() {
             self.text.push(',');
         }
@@ -52,7 +53,7 @@ impl EncodedRequest {
         self.forms.push(start..self.text.len());
         self.write(r#","answer":"#, &route.answer)?;
         self.text.push('}');
-        Ok(route.forms)
+        Ok(())
     }
 
     /// Closes the request after its last route and gives back the room it will not use (before
@@ -69,15 +70,47 @@ impl EncodedRequest {
         &self.text
     }
 
-    /// The request with every route's forms written as `forms` holds them now (`forms[r]` is
-    /// route `r`'s), the rest of its text as it was.
-    pub(crate) fn with_forms(self, forms: &[Vec<Option<SegmentForm>>]) -> Result<Self, Refusal> {
+    /// The forms of route `route` as the text holds them (`None` past the last route).
+    pub(crate) fn forms_of(
+        &self,
+        route: usize,
+    ) -> Result<Option<Vec<Option<SegmentForm>>>, Refusal> {
+        let Some(range) = self.forms.get(route) else {
+            return Ok(None);
+        };
+        serde_json::from_str(&self.text[range.clone()])
+            .map(Some)
+            .map_err(|error| {
+                Refusal::internal(format!(
+                    "a route-form request's forms did not read back: {error}"
+                ))
+            })
+    }
+
+    /// Every route's forms as the text holds them, in route order.
+    pub(crate) fn all_forms(&self) -> Result<Vec<Vec<Option<SegmentForm>>>, Refusal> {
+        (0..self.forms.len())
+            .map(|route| Ok(self.forms_of(route)?.unwrap_or_default()))
+            .collect()
+    }
+
+    /// The request with the forms of the routes `changed` names written as it holds them (`route
+    /// → forms`), the rest of its text as it was.
+    pub(crate) fn with_changed(
+        self,
+        changed: &BTreeMap<usize, Vec<Option<SegmentForm>>>,
+    ) -> Result<Self, Refusal> {
         let mut rewritten = Self {
             text: String::with_capacity(self.text.len() + self.text.len() / 8),
             forms: Vec::with_capacity(self.forms.len()),
         };
         let mut copied = 0;
-        for (range, route_forms) in self.forms.iter().zip(forms) {
+        for (route, range) in self.forms.iter().enumerate() {
+            let Some(route_forms) = changed.get(&route) else {
+                let start = rewritten.text.len() + (range.start - copied);
+                rewritten.forms.push(start..start + range.len());
+                continue;
+            };
             rewritten.text.push_str(&self.text[copied..range.start]);
             let start = rewritten.text.len();
             rewritten.write("", route_forms)?;
@@ -173,16 +206,21 @@ mod tests {
             suffix: String::new(),
             name: Some("collection".to_owned()),
         });
-        let forms: Vec<_> = routes.iter().map(|route| route.forms.clone()).collect();
-        let rewritten = request.with_forms(&forms).unwrap();
+        let changed = BTreeMap::from([(1, routes[1].forms.clone())]);
+        let rewritten = request.with_changed(&changed).unwrap();
         assert_eq!(rewritten.text(), typed(routes.clone()));
         routes[0].forms[0] = Some(SegmentForm::whole("numeric"));
-        let forms: Vec<_> = routes.iter().map(|route| route.forms.clone()).collect();
-        let again = rewritten.with_forms(&forms).unwrap();
+        routes[2].forms[0] = Some(SegmentForm::whole("uuid"));
+        let changed = BTreeMap::from([(0, routes[0].forms.clone()), (2, routes[2].forms.clone())]);
+        let again = rewritten.with_changed(&changed).unwrap();
         assert_eq!(
             again.text(),
-            typed(routes),
+            typed(routes.clone()),
             "the ranges follow the first rewrite"
         );
+        let forms: Vec<_> = routes.iter().map(|route| route.forms.clone()).collect();
+        assert_eq!(again.all_forms().unwrap(), forms, "the forms read back");
+        assert_eq!(again.forms_of(1).unwrap(), Some(forms[1].clone()));
+        assert_eq!(again.forms_of(3).unwrap(), None, "past the last route");
     }
 }

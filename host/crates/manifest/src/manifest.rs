@@ -31,6 +31,7 @@
 
 use std::collections::BTreeMap;
 
+use rea_plugin_api::contracts::capture::CompactString;
 use serde::{Deserialize, Serialize};
 
 /// The view kind a manifest names in `view`.
@@ -127,8 +128,10 @@ pub struct PathParameter {
     /// The parameter's name.
     pub name: String,
     /// Every observed value (the segment without the prefix and suffix), as recorded, in order of
-    /// first appearance.
-    pub observed_values: Vec<String>,
+    /// first appearance. Each is held inline up to 24 bytes (an id, a slug): a parameter of 16k
+    /// item reads held 16k small allocations, made after the route forms freed their working set
+    /// and so scattered through it, keeping its pages resident (issue 17).
+    pub observed_values: Vec<CompactString>,
     /// Literal text the segment holds before the value (empty: none).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub prefix: String,

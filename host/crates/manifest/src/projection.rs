@@ -20,10 +20,10 @@
 //!
 //! A capture that yields no tool is refused as `unsupported_target`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use rea_evidence::Refusal;
-use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, CompactString};
 use rea_plugin_api::contracts::route::SegmentForm;
 
 use crate::manifest::{
@@ -103,9 +103,11 @@ fn template_groups<'a>(
     lines: &[Line<'a>],
     rules: &TemplateRules,
 ) -> Result<Vec<Group<'a>>, Refusal> {
-    let mut by_origin: BTreeMap<&str, Vec<Line<'_>>> = BTreeMap::new();
+    // The lines of each origin by reference: a copy of every line held beside them took a
+    // line's size per record while the route forms run (issue 17).
+    let mut by_origin: BTreeMap<&str, Vec<&Line<'a>>> = BTreeMap::new();
     for line in lines {
-        by_origin.entry(line.origin).or_default().push(*line);
+        by_origin.entry(line.origin).or_default().push(line);
     }
     let mut groups: Vec<Group<'_>> = Vec::new();
     let mut families_before = 0;
@@ -156,7 +158,7 @@ fn template_groups<'a>(
                 });
                 groups.len() - 1
             });
-            groups[slot].members.push(*line);
+            groups[slot].members.push(**line);
             let group = &mut groups[slot];
             group.query_family = group.query_family.or(family_of.get(&position).copied());
         }
@@ -612,14 +614,17 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
     let mut response_media_types = BTreeSet::new();
     let mut request_body = ShapeBuilder::default();
     let mut response_body = ShapeBuilder::default();
+    // Per parameter, the values observed so far: each is checked once, not against every earlier
+    // one (16k item ids made the list's scan quadratic).
+    let mut observed: Vec<HashSet<&str>> = vec![HashSet::new(); path_parameters.len()];
     for line in &group.members {
         let record = line.record;
         let segments = split_path(line.path);
-        for parameter in &mut path_parameters {
+        for (parameter, seen) in path_parameters.iter_mut().zip(&mut observed) {
             let segment = segments[parameter.segment_index];
             let value = parameter.value_in(segment).unwrap_or(segment);
-            if !parameter.observed_values.iter().any(|known| known == value) {
-                parameter.observed_values.push(value.to_owned());
+            if seen.insert(value) {
+                parameter.observed_values.push(CompactString::from(value));
             }
         }
         if let Some(record_query) = &record.query {

@@ -22,7 +22,8 @@
 //! form only ever proposes); a stage that fails refuses the projection. The query families the
 //! stages propose (routes read with one query language) are merged where they overlap.
 
-use std::collections::BTreeSet;
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ use rea_registry::RouteFormHandle;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::contracts::route::{
-    AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest, SegmentForm,
+    AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest, SegmentChange, SegmentForm,
 };
 use rea_plugin_api::route_fields::{format_rule, separated_runs};
 use serde_json::{Map, Value};
@@ -125,7 +126,7 @@ pub(crate) fn apply_route_forms(
         });
     }
     let mut request = EncodedRequest::new();
-    let mut forms = routes_with_forms(responses, paths, forms, |route| request.push(route))?;
+    routes_with_forms(responses, paths, forms, |route| request.push(route))?;
     let mut request = request.finish()?;
     for stage in stages {
         let outcome = stage.apply_text(request.text()).map_err(|error| {
@@ -135,30 +136,47 @@ pub(crate) fn apply_route_forms(
                 stage.plugin()
             ))
         })?;
-        let mut changed = false;
-        for change in outcome.changes {
-            let (Some(route_forms), Some(path)) =
-                (forms.get_mut(change.route), paths.get(change.route))
-            else {
-                continue;
-            };
-            if fits(path, route_forms, change.segment, &change.form) {
-                route_forms[change.segment] = Some(change.form);
-                changed = true;
-            }
-        }
+        let changed = kept_changes(&request, paths, outcome.changes)?;
         for family in &outcome.query_families {
             merge_family(&mut query_families, family, responses.records().len());
         }
-        if changed {
-            request = request.with_forms(&forms)?;
+        if !changed.is_empty() {
+            request = request.with_changed(&changed)?;
         }
     }
-    drop(request);
     Ok(AppliedForms {
-        forms,
+        forms: request.all_forms()?,
         query_families,
     })
+}
+
+/// The forms of the routes a stage's changes fit (see [`fits`]), each route's read from the
+/// request and changed in order; routes no kept change names are left out.
+fn kept_changes(
+    request: &EncodedRequest,
+    paths: &[&str],
+    changes: Vec<SegmentChange>,
+) -> Result<BTreeMap<usize, Vec<Option<SegmentForm>>>, Refusal> {
+    let mut read: BTreeMap<usize, Vec<Option<SegmentForm>>> = BTreeMap::new();
+    let mut kept: BTreeSet<usize> = BTreeSet::new();
+    for change in changes {
+        let Some(path) = paths.get(change.route) else {
+            continue;
+        };
+        let route_forms = match read.entry(change.route) {
+            Entry::Occupied(held) => held.into_mut(),
+            Entry::Vacant(slot) => match request.forms_of(change.route)? {
+                Some(forms) => slot.insert(forms),
+                None => continue,
+            },
+        };
+        if fits(path, route_forms, change.segment, &change.form) {
+            route_forms[change.segment] = Some(change.form);
+            kept.insert(change.route);
+        }
+    }
+    read.retain(|route, _| kept.contains(route));
+    Ok(read)
 }
 
 /// Whether a proposed form fits a still-literal segment of a route (its path and its forms so

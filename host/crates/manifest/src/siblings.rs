@@ -267,7 +267,7 @@ mod tests {
             .filter(|(_, segment)| segment.starts_with('{'))
             .map(|(index, segment)| PathParameter {
                 name: "id".to_owned(),
-                observed_values: vec!["1".to_owned()],
+                observed_values: vec!["1".into()],
                 prefix: String::new(),
                 rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
                 segment_index: index,

@@ -17,7 +17,7 @@ pub fn path_parameters(template: &str, observed: &str) -> Vec<PathParameter> {
         .filter(|(_, segment)| segment.starts_with('{'))
         .map(|(index, segment)| PathParameter {
             name: format!("p{index}"),
-            observed_values: vec![observed.to_owned()],
+            observed_values: vec![observed.into()],
             prefix: String::new(),
             rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
             segment_index: index,

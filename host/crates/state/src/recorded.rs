@@ -185,12 +185,17 @@ impl RecordedLines {
             .views
             .iter()
             .map(|view| {
-                let lines = replay
-                    .cited_ordinals(&view.tool)
-                    .into_iter()
-                    .filter_map(|ordinal| by_ordinal.get(&ordinal))
-                    .filter_map(|record| recorded_line(record))
-                    .collect();
+                let cited = replay.cited_ordinals(&view.tool);
+                // At most one line per cited record: collected through the filters, a tool's
+                // lines grew by doubling and kept up to twice their room (issue 17).
+                let mut lines = Vec::with_capacity(cited.len());
+                lines.extend(
+                    cited
+                        .into_iter()
+                        .filter_map(|ordinal| by_ordinal.get(&ordinal))
+                        .filter_map(|record| recorded_line(record)),
+                );
+                lines.shrink_to_fit();
                 (view.tool.clone(), lines)
             })
             .collect();

@@ -251,11 +251,17 @@ impl Entities {
         } = self;
         types.retain(|known| !retired.contains(&known.collection_template));
         let mut slots: Vec<Option<Entity>> = list.into_iter().map(Some).collect();
-        let entities = order
-            .into_iter()
-            .filter_map(|index| slots[index].take())
-            .filter(|entity| !retired.contains(&entity.entity_type))
-            .collect();
+        // At most one entity per position of the order: collected through the filter, the list
+        // grew by doubling and kept up to twice its room for the derivation's life (issue 17).
+        let mut entities = Vec::with_capacity(order.len());
+        entities.extend(
+            order
+                .into_iter()
+                .filter_map(|index| slots[index].take())
+                .filter(|entity| !retired.contains(&entity.entity_type)),
+        );
+        drop(slots);
+        entities.shrink_to_fit();
         (types, entities, documents)
     }
 }
