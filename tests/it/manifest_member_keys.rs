@@ -14,7 +14,11 @@ use crate::manifest_folder_tree::tool;
 use crate::state_support::serve_corpus_app;
 
 fn observed(tool: &ManifestTool, parameter: usize) -> Vec<String> {
-    let mut values = tool.path_parameters[parameter].observed_values.clone();
+    let mut values: Vec<String> = tool.path_parameters[parameter]
+        .observed_values
+        .iter()
+        .map(|value| value.to_string())
+        .collect();
     values.sort();
     values
 }

@@ -245,7 +245,7 @@ fn arguments_for(
         let given = if parameter.is_fused() {
             value.to_owned()
         } else {
-            parameter.observed_values[0].clone()
+            parameter.observed_values[0].to_string()
         };
         arguments.insert(argument.name.clone(), serde_json::Value::String(given));
     }
