@@ -530,6 +530,44 @@ mod tests {
     }
 
     #[test]
+    fn a_stage_keeps_only_the_changes_that_fit_read_from_the_held_text() {
+        let item = record(1, "GET", "http://app.test/api/items/7.json")
+            .json(200, r#"{"id": 7}"#)
+            .build();
+        let listing = record(2, "GET", "http://app.test/api/items")
+            .json(200, "[]")
+            .build();
+        let records = [&item, &listing];
+        let paths = ["/api/items/7.json", "/api/items"];
+        let responses = ParsedResponses::new(&records);
+        let mut request = EncodedRequest::new();
+        let forms = vec![vec![None; 3], vec![None; 2]];
+        routes_with_forms(&responses, &paths, forms, |route| request.push(route)).unwrap();
+        let request = request.finish().unwrap();
+        let form = SegmentForm {
+            rule: "numeric".to_owned(),
+            prefix: String::new(),
+            suffix: ".json".to_owned(),
+            name: None,
+        };
+        let change = |route, segment| SegmentChange {
+            route,
+            segment,
+            form: form.clone(),
+        };
+        // The item's id fits; `items` holds no `.json`; route 5 is past the last.
+        let changes = vec![change(0, 2), change(1, 1), change(5, 0), change(0, 2)];
+        let kept = kept_changes(&request, &paths, changes).unwrap();
+        assert_eq!(kept.keys().copied().collect::<Vec<_>>(), [0]);
+        assert_eq!(kept[&0], vec![None, None, Some(form.clone())]);
+        let rewritten = request.with_changed(&kept).unwrap();
+        assert_eq!(
+            rewritten.all_forms().unwrap(),
+            vec![vec![None, None, Some(form)], vec![None, None]]
+        );
+    }
+
+    #[test]
     fn the_held_request_is_sent_as_the_typed_request_it_stands_for() {
         let listing = record(1, "GET", "http://app.test/api/items")
             .json(
