@@ -670,10 +670,8 @@ fn read_manifest(file: &StateFile) -> Result<(rea_manifest::Manifest, String), S
     )
     .and_then(|evidence| rea_manifest::evidence::read_manifest(&evidence))
     .map_err(|refusal| format!("the manifest cannot be read: {}", refusal.message))?;
-    let manifest_id = rea_manifest::evidence::seal_manifest(&manifest)
-        .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?
-        .id()
-        .to_owned();
+    let manifest_id = rea_manifest::evidence::sealed_manifest_id(&manifest)
+        .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?;
     Ok((manifest, manifest_id))
 }
 

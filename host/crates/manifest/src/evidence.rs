@@ -163,7 +163,21 @@ pub fn project_manifest_evidence(
 
 /// Seals a manifest as Evidence.
 pub fn seal_manifest(manifest: &Manifest) -> Result<Evidence, Refusal> {
-    let document = ManifestDocument {
+    Evidence::seal_value(VIEW_OPERATION, &manifest_document(manifest))
+        .map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+/// The id [`seal_manifest`] gives the manifest's Evidence, hashed as the document serializes,
+/// never built as its tree: where only the id is needed (a derivation naming the manifest it
+/// projects), a tree of a 16k-item capture's manifest held every observed value again for the
+/// derivation's life (issue 17).
+pub fn sealed_manifest_id(manifest: &Manifest) -> Result<String, Refusal> {
+    rea_evidence::streamed::sealed_id_of(VIEW_OPERATION, &manifest_document(manifest))
+        .map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+fn manifest_document(manifest: &Manifest) -> ManifestDocument<'_> {
+    ManifestDocument {
         manifest,
         parameters: ManifestParameters {
             view: ViewParameters {
@@ -172,8 +186,7 @@ pub fn seal_manifest(manifest: &Manifest) -> Result<Evidence, Refusal> {
             },
         },
         schema_version: MANIFEST_SCHEMA_VERSION,
-    };
-    Evidence::seal_value(VIEW_OPERATION, &document).map_err(|refusal| refusal.in_stage(STAGE))
+    }
 }
 
 /// Reads the manifest out of authenticated manifest Evidence. Evidence of another operation or
@@ -295,4 +308,37 @@ fn prefix_pointer(mut refusal: Refusal, prefix: &str) -> Refusal {
         refusal.pointer.as_deref().unwrap_or("")
     ));
     refusal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::TemplateRules;
+    use crate::testing::record;
+
+    #[test]
+    fn the_streamed_manifest_id_is_the_sealed_one() {
+        let records = [
+            record(1, "GET", "http://app.test/api/items/7")
+                .json(200, r#"{"id": 7, "title": "a \"b\" é"}"#)
+                .build(),
+            record(2, "GET", "http://app.test/api/items/8?fields=id")
+                .json(200, r#"{"id": 8}"#)
+                .build(),
+        ];
+        let manifest = crate::projection::project_manifest(
+            "ev_parent",
+            &records,
+            &TemplateRules::parse(&["after-uid-literal"]).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            manifest.tools[0].path_parameters[0].observed_values,
+            ["7", "8"]
+        );
+        assert_eq!(
+            sealed_manifest_id(&manifest).unwrap(),
+            seal_manifest(&manifest).unwrap().id()
+        );
+    }
 }

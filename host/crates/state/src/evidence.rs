@@ -9,7 +9,7 @@
 //! `environment-serve` seal the same id for the same capture and rules.
 
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::evidence::{VIEW_FILE_MAX_BYTES, VIEW_OPERATION, seal_manifest};
+use rea_manifest::evidence::{VIEW_FILE_MAX_BYTES, VIEW_OPERATION, sealed_manifest_id};
 use rea_manifest::{Manifest, Projection, STAGE, TemplateRules};
 use serde::Serialize;
 
@@ -191,10 +191,10 @@ fn derive_within(
     budget: u64,
 ) -> Result<StateView, Refusal> {
     let manifest = projection.manifest();
-    let manifest_evidence = seal_manifest(manifest)?;
+    let manifest_evidence_id = sealed_manifest_id(manifest)?;
     let mut state = derive_state(
         manifest,
-        manifest_evidence.id(),
+        &manifest_evidence_id,
         projection.records(),
         state_rules,
     )?;

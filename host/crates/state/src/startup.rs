@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::evidence::seal_manifest;
+use rea_manifest::evidence::sealed_manifest_id;
 use rea_manifest::{Environment, Manifest, Projection, TemplateRules, ToolDefinition};
 use serde_json::{Value, json};
 
@@ -331,7 +331,7 @@ fn derive<'a>(
         projection,
         budget,
     } = *derivation;
-    let served_id = seal_manifest(manifest)?.id().to_owned();
+    let served_id = sealed_manifest_id(manifest)?;
     let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {
         Refusal::invalid_request(format!(
             "the manifest's template rules are not valid: {error}"
