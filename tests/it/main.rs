@@ -79,6 +79,7 @@ mod state_action_routes;
 mod state_argument_free;
 mod state_batch_writes;
 mod state_body_queries;
+mod state_chosen_relations;
 mod state_composed_documents;
 mod state_compound_documents;
 mod state_consistency;

@@ -41,6 +41,7 @@ pub mod argument_free;
 pub mod body_query;
 pub mod call;
 pub mod catalog;
+pub mod chosen_relations;
 pub mod clock;
 pub mod compound;
 pub mod compound_keys;

@@ -102,6 +102,10 @@ pub struct StateView {
     /// The reference expansion the item reads taught ([`crate::expansion`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expansion: Option<crate::expansion::ReferenceExpansion>,
+    /// The parameters choosing the relation an entity type's answers embed
+    /// ([`crate::chosen_relations`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chosen_relations: Vec<crate::chosen_relations::ChosenRelation>,
     /// The compound documents the list and item reads taught ([`crate::compound`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compound: Option<crate::compound::CompoundDocuments>,

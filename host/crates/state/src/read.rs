@@ -674,6 +674,32 @@ impl StateService {
         Some(StateAnswer::Rendered(rendered))
     }
 
+    /// A list or item call of a tool recorded with a parameter choosing the relation its answer
+    /// embeds ([`crate::chosen_relations`]), naming one relation member: the call without it
+    /// answered from the state, each entity's other relation members spelled by their key;
+    /// `None` for any other call or answer.
+    fn answer_chosen_relation(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let entity_type = view.entity_type()?;
+        let (rule, chosen) = (self.derived().chosen_relations.iter())
+            .filter(|rule| rule.entity_type == entity_type && rule.tools.contains(tool))
+            .find_map(|rule| {
+                let (_, values) = (call.query.iter()).find(|(name, _)| *name == rule.parameter)?;
+                Some((rule, rule.chosen(values)?))
+            })?;
+        self.answer_reshaped(
+            (tool, view, stale),
+            call,
+            |name| name == rule.parameter,
+            |entity| rule.apply(entity, chosen),
+        )
+    }
+
     /// A call answered as a relationship linkage route ([`crate::linkage_routes`]), or a recorded
     /// or document view's call as a related route ([`crate::related_routes`]) or a folder tree's
     /// read; `None` for any other view or call.
@@ -700,9 +726,11 @@ impl StateService {
         .flatten()
     }
 
-    /// A call a reshaping answer takes: naming relationships to include ([`crate::compound`]) or
-    /// a sparse fieldset ([`crate::sparse`]), answered as the call without it, with the echo of
-    /// the call its item envelopes show ([`Self::with_echo`]); `None` for any other call.
+    /// A call a reshaping answer takes: naming relationships to include ([`crate::compound`]),
+    /// a sparse fieldset ([`crate::sparse`]), a reference expansion ([`crate::expansion`]) or
+    /// the relation to embed ([`crate::chosen_relations`]), answered as the call without it,
+    /// with the echo of the call its item envelopes show ([`Self::with_echo`]); `None` for any
+    /// other call.
     fn answer_reshaping(
         &self,
         tool: &str,
@@ -713,7 +741,8 @@ impl StateService {
         let answer = self
             .answer_compound(tool, view, call, stale)
             .or_else(|| self.answer_sparse(tool, view, call, stale))
-            .or_else(|| self.answer_expanded(tool, view, call, stale))?;
+            .or_else(|| self.answer_expanded(tool, view, call, stale))
+            .or_else(|| self.answer_chosen_relation(tool, view, call, stale))?;
         Some(self.with_echo(tool, &view.path_template, (call, stale), answer))
     }
 

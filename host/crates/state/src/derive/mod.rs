@@ -307,6 +307,12 @@ fn derive_pass(
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         expansion: crate::expansion::learn(manifest, timeline, &entities, &views),
+        chosen_relations: crate::chosen_relations::learn(
+            manifest,
+            timeline,
+            (&types, &entities),
+            &views,
+        ),
         compound,
         related_routes,
         linkage_routes,
