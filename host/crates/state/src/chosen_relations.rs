@@ -18,15 +18,16 @@
 //! blueprints' `populate` (a task list recorded with `populate=project` answers
 //! `populate=assignee`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Entity, EntityType, ReadView, ViewDetail};
+use crate::model::{Entity, EntityType, ReadView};
 use crate::observation::{Observation, Timeline};
 use crate::render::scalar_text;
+use crate::selection::shown_place;
 
 /// A parameter choosing the relation an entity type's answers embed (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,22 +102,16 @@ struct RecordedLine {
     reading: Option<LineReading>,
 }
 
-/// The entity type, pointer and list-ness of a list or item view.
-fn shown_of(view: &ReadView) -> Option<(&str, &str, bool)> {
-    match &view.detail {
-        ViewDetail::Item(item) => Some((&item.entity_type, &item.entity_pointer, false)),
-        ViewDetail::List(list) => Some((&list.entity_type, &list.list_pointer, true)),
-        _ => None,
-    }
-}
+/// The held entities by type and id, looked up once per row of every recorded line.
+type HeldById<'a> = HashMap<(&'a str, &'a str), &'a Entity>;
 
 /// Reads one line's shown objects against the held entities of `entity_type` they name by
 /// `identity`; `None` when one names no held entity or does not fit.
 fn read_line(
     body: &Json,
-    (entity_type, pointer, is_list): (&str, &str, bool),
+    (pointer, is_list, entity_type): (&str, bool, &String),
     identity: &str,
-    entities: &[Entity],
+    held_by_id: &HeldById<'_>,
 ) -> Option<LineReading> {
     let rows: Vec<&Object> = match (body.pointer(pointer)?, is_list) {
         (Json::Array(items), true) => items.iter().map(Json::as_object).collect::<Option<_>>()?,
@@ -126,8 +121,7 @@ fn read_line(
     let mut reading = LineReading::default();
     for row in rows {
         let id = row.get(identity).and_then(scalar_text)?;
-        let held = (entities.iter())
-            .find(|entity| entity.entity_type == entity_type && entity.id == id)?;
+        let held = held_by_id.get(&(entity_type.as_str(), id.as_str()))?;
         reading.add_row(row, held.fields.as_object()?)?;
     }
     Some(reading)
@@ -138,9 +132,9 @@ fn recorded_lines<'a>(
     view: &ReadView,
     observations: impl Iterator<Item = &'a Observation>,
     identity: &str,
-    entities: &[Entity],
+    held_by_id: &HeldById<'_>,
 ) -> Vec<RecordedLine> {
-    let Some(shown) = shown_of(view) else {
+    let Some(shown) = shown_place(view) else {
         return Vec::new();
     };
     observations
@@ -155,7 +149,7 @@ fn recorded_lines<'a>(
                 reading: read
                     .body
                     .as_ref()
-                    .and_then(|body| read_line(body, shown, identity, entities)),
+                    .and_then(|body| read_line(body, shown, identity, held_by_id)),
             })
         })
         .collect()
@@ -238,21 +232,27 @@ pub fn learn(
     (types, entities): (&[EntityType], &[Entity]),
     views: &[ReadView],
 ) -> Vec<ChosenRelation> {
+    // The first held entity of each type and id, as a scan of the list would find it.
+    let mut held_by_id: HeldById<'_> = HashMap::new();
+    for entity in entities {
+        let key = (entity.entity_type.as_str(), entity.id.as_str());
+        held_by_id.entry(key).or_insert(entity);
+    }
     let mut lines: BTreeMap<(String, String), Vec<RecordedLine>> = BTreeMap::new();
     for view in views {
-        let (Some((entity_type, _, _)), Some(index)) = (
-            shown_of(view),
+        let (Some((_, _, entity_type)), Some(index)) = (
+            shown_place(view),
             crate::derive::tool_index(manifest, &view.tool),
         ) else {
             continue;
         };
         let Some(identity) = (types.iter())
-            .find(|known| known.collection_template == entity_type)
+            .find(|known| known.collection_template == *entity_type)
             .map(|known| known.identity_field.as_str())
         else {
             continue;
         };
-        for line in recorded_lines(view, timeline.all(index), identity, entities) {
+        for line in recorded_lines(view, timeline.all(index), identity, &held_by_id) {
             let key = (entity_type.to_owned(), line.parameter.clone());
             lines.entry(key).or_default().push(line);
         }
@@ -277,7 +277,7 @@ fn answering_tools(
 ) -> BTreeSet<String> {
     (views.iter())
         .filter(|view| {
-            shown_of(view).is_some_and(|(entity_type, _, _)| entity_type == rule.entity_type)
+            shown_place(view).is_some_and(|(_, _, entity_type)| *entity_type == rule.entity_type)
         })
         .filter(|view| {
             manifest.tool(&view.tool).is_some_and(|tool| {
