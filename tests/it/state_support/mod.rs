@@ -18,7 +18,7 @@ use rea_json::Json;
 use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_manifest::{Environment, Manifest, TemplateRules};
-use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::capture::{CaptureRecord, CompactString};
 use rea_serve::ToolBackend;
 use rea_state::StateView;
 use rea_state::model::{ListView, QueryModel, ViewDetail};
@@ -263,7 +263,7 @@ pub fn arguments_of(
         .as_ref()
         .map(|query| query.pairs.iter().flatten().cloned().collect())
         .unwrap_or_default();
-    let segments: Vec<String> = segments.into_iter().map(str::to_owned).collect();
+    let segments: Vec<CompactString> = segments.into_iter().map(Into::into).collect();
     rea_state::writes::arguments_for(definition, &segments, &pairs)
 }
 
@@ -319,7 +319,7 @@ pub fn request_arguments(
     body: Option<Value>,
 ) -> Map<String, Value> {
     let definition = served.replay.tool(tool).expect("tool");
-    let segments: Vec<String> = path.iter().map(|segment| (*segment).to_owned()).collect();
+    let segments: Vec<CompactString> = path.iter().map(|segment| (*segment).into()).collect();
     let pairs: Vec<(String, String)> = query
         .iter()
         .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))

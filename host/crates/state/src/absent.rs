@@ -13,6 +13,7 @@
 
 use rea_manifest::Manifest;
 use rea_manifest::segments::{percent_decode, split_path, template_affixes, template_value};
+use rea_plugin_api::contracts::capture::CompactString;
 use serde::{Deserialize, Serialize};
 
 use crate::derive::entities::{collection_key, item_segments};
@@ -122,7 +123,10 @@ fn held<'e>(
 }
 
 /// The id and collection a call's path segments name at an absent-entity tool's template.
-pub(crate) fn named<'s>(template: &str, segments: &'s [String]) -> Option<(&'s str, String)> {
+pub(crate) fn named<'s>(
+    template: &str,
+    segments: &'s [CompactString],
+) -> Option<(&'s str, String)> {
     let written = split_path(template);
     let segments = item_segments(segments);
     let (id, collection) = segments.split_last()?;

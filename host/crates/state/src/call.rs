@@ -1,6 +1,7 @@
 //! A tool call's arguments, resolved against its tool's input schema: the path segments, query
 //! values and body it names (read and write answers both start from it).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::BTreeMap;
 
 use rea_manifest::ToolDefinition;
@@ -102,15 +103,14 @@ impl Call {
     }
 
     /// The path the call names: the template with its parameters replaced.
-    pub(crate) fn segments(&self, template: &str) -> Vec<String> {
+    pub(crate) fn segments(&self, template: &str) -> Vec<CompactString> {
         split_path(template)
             .into_iter()
             .enumerate()
             .map(|(index, segment)| {
                 self.path
                     .get(&index)
-                    .cloned()
-                    .unwrap_or_else(|| segment.to_owned())
+                    .map_or_else(|| segment.into(), |value| value.as_str().into())
             })
             .collect()
     }

@@ -16,6 +16,7 @@
 //! that counts the list's matches on every line is the count.
 
 use rea_manifest::Manifest;
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use rea_plugin_api::query_lists::fold_list_names;
 use serde::{Deserialize, Serialize};
@@ -67,7 +68,7 @@ pub struct CountView {
 
 impl CountView {
     /// What a call on `segments` shows: the entities of its type in the collection it counts.
-    pub fn scope(&self, segments: &[String]) -> WriteScope {
+    pub fn scope(&self, segments: &[CompactString]) -> WriteScope {
         WriteScope::Type {
             entity_type: self.entity_type.clone(),
             collection: parent_path(segments).map(|path| collection_key(&path).to_owned()),
@@ -239,7 +240,7 @@ fn is_zero(place: &usize) -> bool {
 
 /// The collection a count path counts: its path less the last segment (`/tasks` of
 /// `/tasks/count`).
-pub(crate) fn parent_path(segments: &[String]) -> Option<String> {
+pub(crate) fn parent_path(segments: &[CompactString]) -> Option<String> {
     let segments = crate::derive::entities::item_segments(segments);
     let (_, parent) = segments.split_last()?;
     Some(format!("/{}", parent.join("/")))

@@ -533,10 +533,10 @@ mod tests {
     }
 
     fn read(ordinal: u64, path: &str, query: &[(&str, &str)], body: &str) -> Observation {
-        let segments: Vec<String> = path
+        let segments = path
             .trim_start_matches('/')
             .split('/')
-            .map(str::to_owned)
+            .map(Into::into)
             .collect();
         Observation {
             segments,

@@ -30,6 +30,7 @@
 //! Learned on Jupyter Server's contents (its `notes`, `reports` folders); etcd's v2 keys tree
 //! composes its listings after writes in [`crate::tree_reads`].
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::json::{Json, Object};
@@ -422,7 +423,7 @@ impl StateService {
         &self,
         live: &LiveState,
         (folder, created): (&Entity, bool),
-        segments: &[String],
+        segments: &[CompactString],
     ) -> Result<StateAnswer, &'static str> {
         let not_a_folder = NotComposed::NotAFolder.reason();
         let derived = self.derived();
@@ -471,7 +472,11 @@ impl StateService {
 }
 
 /// The live entity of one of `types` a path names (its last segment the id, as sent or decoded).
-fn held_at<'l>(live: &'l LiveState, types: &[&str], segments: &[String]) -> Option<&'l Entity> {
+fn held_at<'l>(
+    live: &'l LiveState,
+    types: &[&str],
+    segments: &[CompactString],
+) -> Option<&'l Entity> {
     let (id, parents) = crate::derive::entities::item_segments(segments).split_last()?;
     let collection = format!("/{}", parents.join("/"));
     types.iter().find_map(|entity_type| {

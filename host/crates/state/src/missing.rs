@@ -14,6 +14,7 @@
 use rea_manifest::BodyEncoding;
 use rea_manifest::body::ReplayBody;
 use rea_manifest::segments::{percent_decode, split_path};
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Number};
 
 use crate::answer::{KeptRecord, StateAnswer, StateSource, recording_answer, state_answer};
@@ -25,7 +26,7 @@ fn decoded(segment: &str) -> String {
 /// The values the recorded request named where the call names others: `(recorded, called)`.
 fn renamed(
     base: &KeptRecord,
-    segments: &[String],
+    segments: &[CompactString],
     pairs: &[(String, String)],
 ) -> Vec<(String, String)> {
     let recorded = split_path(&base.path);
@@ -137,7 +138,7 @@ pub(crate) fn rename_entity_values(envelope: &mut Json, pairs: &[(String, String
 /// recording unchanged when the call names the recorded path, or the answer is not JSON.
 pub(crate) fn recorded_write_answer(
     base: &KeptRecord,
-    segments: &[String],
+    segments: &[CompactString],
     evidence_id: &str,
     source: StateSource,
 ) -> StateAnswer {
@@ -170,7 +171,7 @@ fn rename_strings(value: &mut Json, renamed: &[(String, String)]) {
 /// rendered with the call's values (`exact_match: false`).
 pub(crate) fn missing_answer(
     base: &KeptRecord,
-    call: (&[String], &[(String, String)]),
+    call: (&[CompactString], &[(String, String)]),
     evidence_id: &str,
     exact: bool,
 ) -> StateAnswer {

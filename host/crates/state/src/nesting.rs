@@ -10,6 +10,7 @@
 //! members and the properties ([`Nesting::flatten`]), the way lists of the same collection show
 //! it, and renders an item answer back into the envelope the build recorded ([`Nesting::nest`]).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::BTreeSet;
 
 use rea_plugin_api::json::{Json, Object};
@@ -103,7 +104,7 @@ impl Nesting {
 /// path `collection`): `None` when no one object member holds what they name.
 pub(crate) fn learn(
     timeline: &Timeline,
-    collection: &[String],
+    collection: &[CompactString],
     pointer: &str,
     identity: &str,
     basis: &[&Observation],
@@ -180,7 +181,10 @@ fn spells_segment(text: &str, id: &str) -> bool {
 /// The keys the successful recordings of a collection name: the members of the objects its
 /// creates sent, and those of the objects its list answers show (an array of objects at the root,
 /// or one or two members down).
-fn named_keys(timeline: &Timeline, collection: &[String]) -> (BTreeSet<String>, BTreeSet<String>) {
+fn named_keys(
+    timeline: &Timeline,
+    collection: &[CompactString],
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut sent, mut listed) = (BTreeSet::new(), BTreeSet::new());
     for observation in timeline.by_ordinal.values() {
         if !observation.is_success() || observation.segments != collection {

@@ -70,7 +70,7 @@ pub struct Observation {
     /// The recorded path, as written.
     pub path: CompactString,
     /// The path's segments as written (see [`split_path`]).
-    pub segments: Vec<String>,
+    pub segments: Vec<CompactString>,
     /// The decoded query pairs, each list name's values folded into one comma list
     /// ([`fold_list_names`]); `None` when the URL had no `?`.
     pub query: Option<QueryPairs>,
@@ -500,7 +500,10 @@ fn observe(
     objects: &mut json::SharedObjects,
 ) -> Option<Observation> {
     let path = record.path.clone()?;
-    let segments = split_path(&path).into_iter().map(str::to_owned).collect();
+    let segments = split_path(&path)
+        .into_iter()
+        .map(CompactString::from)
+        .collect();
     let (query, query_withheld) = match &record.query {
         None => (None, false),
         Some(query) => {

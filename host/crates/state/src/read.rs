@@ -17,6 +17,7 @@
 //! `resource_constraint` tool error.
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use rea_plugin_api::query_lists::{
     flag_parts, fold_flags, fold_indexed, folded_list, indexed_base, list_base,
@@ -48,7 +49,7 @@ use crate::writes::model::{Effect, ResponseKind};
 type QueryPairs = [(String, String)];
 
 /// Whether recorded path segments are the call's: each as written, or percent-decoded.
-fn segments_match(recorded: &[&str], call: &[String]) -> bool {
+fn segments_match(recorded: &[&str], call: &[CompactString]) -> bool {
     recorded.len() == call.len()
         && recorded.iter().zip(call).all(|(segment, value)| {
             *segment == value || percent_decode(segment).is_some_and(|decoded| decoded == *value)
@@ -151,7 +152,7 @@ fn item_names<'a>(
 fn find_item<'a>(
     live: &'a LiveState,
     item: &ItemView,
-    collection: &[String],
+    collection: &[CompactString],
     names: &[String],
     field: Option<&str>,
 ) -> Option<&'a Entity> {
@@ -1690,7 +1691,7 @@ impl StateService {
     fn missing_item(
         &self,
         item: &ItemView,
-        call: (&[String], &[(String, String)]),
+        call: (&[CompactString], &[(String, String)]),
         exact: bool,
     ) -> StateAnswer {
         match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
@@ -1702,7 +1703,11 @@ impl StateService {
         }
     }
 
-    fn line_names_call(line: &ListLine, segments: &[String], pairs: &[(String, String)]) -> bool {
+    fn line_names_call(
+        line: &ListLine,
+        segments: &[CompactString],
+        pairs: &[(String, String)],
+    ) -> bool {
         segments_match(&split_path(&line.path), segments) && same_pairs(line.query.as_ref(), pairs)
     }
 
@@ -1820,7 +1825,7 @@ impl StateService {
         list: &ListView,
         (envelope, model): (&PageEnvelope, &QueryModel),
         (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        segments: &[String],
+        segments: &[CompactString],
     ) -> Result<StateAnswer, &'static str> {
         let extended = envelope.extend(model);
         if !expanded
@@ -1849,7 +1854,7 @@ impl StateService {
         list: &ListView,
         model: Option<&QueryModel>,
         (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        (segments, relink): (&[String], bool),
+        (segments, relink): (&[CompactString], bool),
     ) -> Result<StateAnswer, &'static str> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
         // A field selection no checked line made replays its recording, and so does a call
@@ -1925,7 +1930,7 @@ impl StateService {
         &self,
         tool: &str,
         list: &ListView,
-        segments: &[String],
+        segments: &[CompactString],
     ) -> Result<StateAnswer, &'static str> {
         let path = item_segments(segments);
         let (_, parent) = path.split_last().ok_or("unrecorded-request")?;
@@ -1949,7 +1954,7 @@ impl StateService {
         list: &'a ListView,
         model: &QueryModel,
         (pairs, expanded): (&QueryPairs, &QueryPairs),
-        segments: &[String],
+        segments: &[CompactString],
     ) -> Option<&'a ListLine> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
         let answered_by_query = |line: &ListLine| {
@@ -2019,7 +2024,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         parent: &crate::relations::ParentSegment,
-        segments: &[String],
+        segments: &[CompactString],
     ) -> Result<StateAnswer, &'static str> {
         let live = self.read();
         let members = parent
@@ -2036,7 +2041,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         members: &[&Entity],
-        segments: &[String],
+        segments: &[CompactString],
         scope: &'static str,
     ) -> Result<StateAnswer, &'static str> {
         let rendered = match self.render_members(tool, &list.shape, members) {
@@ -2616,9 +2621,9 @@ impl StateService {
     /// holds only the members some recorded query selected, and another query over them would
     /// leave out members no recording showed.
     fn seen_whole(list: &ListView, base: &ListLine) -> bool {
-        let segments: Vec<String> = split_path(&base.path)
+        let segments: Vec<CompactString> = split_path(&base.path)
             .into_iter()
-            .map(str::to_owned)
+            .map(CompactString::from)
             .collect();
         let only_sorts = |line: &ListLine| {
             let Some(model) = &list.query else {
@@ -2888,13 +2893,13 @@ mod tests {
         assert!(segments_match(&collection_segments("/"), &[]));
         assert!(!segments_match(
             &collection_segments("/"),
-            &["library".to_owned()]
+            &["library".into()]
         ));
         // Any other collection keeps its segments, as written or decoded.
         assert_eq!(collection_segments("/library"), vec!["library"]);
         assert!(segments_match(
             &collection_segments("/@corp%2fui-kit"),
-            &["@corp/ui-kit".to_owned()]
+            &["@corp/ui-kit".into()]
         ));
         assert!(!segments_match(&collection_segments("/library"), &[]));
     }

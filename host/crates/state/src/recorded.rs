@@ -12,6 +12,7 @@
 //! `data.recording` why no recording answers): another request's recording, or a recording from
 //! before the write, would answer for data it does not show.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Environment;
@@ -241,7 +242,7 @@ impl RecordedLines {
 
 /// Whether a recorded path (without its leading `/`) has the call's segments, each as written or
 /// percent-decoded.
-fn same_segments(recorded: &str, call: &[String]) -> bool {
+fn same_segments(recorded: &str, call: &[CompactString]) -> bool {
     let mut segments = recorded.split('/');
     call.iter().all(|value| {
         segments.next().is_some_and(|segment| {
@@ -261,7 +262,7 @@ fn same_body(recorded: &RecordedBody, sent: Option<&Value>) -> bool {
 
 /// What a read tool's call shows: its item's type and collection, its list's type (and the
 /// collection its path names, when it fits the type's template), its document, or everything.
-pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
+pub(crate) fn call_scope(view: &ReadView, segments: &[CompactString]) -> WriteScope {
     let path = format!("/{}", segments.join("/"));
     match &view.detail {
         ViewDetail::Item(item) => match item_segments(segments).split_last() {
@@ -299,11 +300,8 @@ mod tests {
 
     #[test]
     fn a_recorded_path_has_a_calls_segments_as_written_or_decoded_and_no_more() {
-        let call = |segments: &[&str]| -> Vec<String> {
-            segments
-                .iter()
-                .map(|segment| (*segment).to_owned())
-                .collect()
+        let call = |segments: &[&str]| -> Vec<rea_plugin_api::contracts::capture::CompactString> {
+            segments.iter().map(|segment| (*segment).into()).collect()
         };
         assert!(super::same_segments("items/7", &call(&["items", "7"])));
         assert!(super::same_segments(

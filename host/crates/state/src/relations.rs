@@ -20,6 +20,7 @@
 //! learned query answers the entity its path names with the member computed from the live state;
 //! a related entity the state does not hold leaves the call to the view's other answers.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
@@ -590,16 +591,14 @@ impl ParentSegment {
     /// The entities a call's path segments name the parent of, in state order, as held.
     pub fn members<'a>(
         &self,
-        segments: &[String],
+        segments: &[CompactString],
         entity_type: &str,
         live: &'a LiveState,
     ) -> Option<Vec<&'a Entity>> {
         let value = percent_decode(segments.get(self.segment)?)?.into_owned();
-        if !self
-            .fixed
-            .iter()
-            .all(|(index, fixed)| segments.get(*index) == Some(fixed))
-        {
+        if !self.fixed.iter().all(|(index, fixed)| {
+            segments.get(*index).map(CompactString::as_str) == Some(fixed.as_str())
+        }) {
             return None;
         }
         Some(

@@ -30,6 +30,7 @@
 //! It also keeps the held indexes served writes' rules ask about ([`crate::held`]), updated as
 //! entities are placed, replaced and removed.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -435,7 +436,7 @@ impl LiveState {
     /// The document of a view a write's path reaches: the one whose path's segments begin the
     /// write's segments (its own path, or a member of it named by literal segments after it),
     /// each as written or percent-decoded.
-    pub fn document_under(&self, view: &str, segments: &[String]) -> Option<&Document> {
+    pub fn document_under(&self, view: &str, segments: &[CompactString]) -> Option<&Document> {
         let decoded = |text: &str| {
             rea_manifest::segments::percent_decode(text)
                 .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
@@ -443,7 +444,7 @@ impl LiveState {
         let same = |held: &str, given: &str| held == given || decoded(held) == decoded(given);
         let given: Vec<&str> = segments
             .iter()
-            .map(String::as_str)
+            .map(CompactString::as_str)
             .filter(|segment| !segment.is_empty())
             .collect();
         let held_segments = |document: &Document| -> Vec<String> {

@@ -22,6 +22,7 @@
 //! second pass). When no pass does within [`MAX_PASSES`], the conservative first pass stands
 //! (every write relates to everything), so the result never depends on a guess.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Manifest;
@@ -344,7 +345,7 @@ fn named_items(
 
 /// Whether recorded path segments fit a path template: literal segments equal, parameters
 /// (with a fused parameter's prefix and suffix) holding a value.
-pub(crate) fn path_fits(template: &str, segments: &[String]) -> bool {
+pub(crate) fn path_fits(template: &str, segments: &[CompactString]) -> bool {
     let written = split_path(template);
     written.len() == segments.len()
         && written
@@ -409,9 +410,9 @@ pub fn own_path_ends(manifest: &Manifest, timeline: &Timeline) -> HashMap<u64, u
             continue;
         }
         // The path is literal: every read of the tool names it, so its end is found once.
-        let path: Vec<String> = split_path(&manifest.tools[tool].path_template)
+        let path: Vec<CompactString> = split_path(&manifest.tools[tool].path_template)
             .into_iter()
-            .map(str::to_owned)
+            .map(CompactString::from)
             .collect();
         let end = timeline
             .by_ordinal
@@ -452,7 +453,7 @@ fn owned_document_tool(manifest: &Manifest, timeline: &Timeline, index: usize) -
 }
 
 /// Whether one path's segments are a prefix of the other's (the same path included).
-fn nested_paths(left: &[String], right: &[String]) -> bool {
+fn nested_paths(left: &[CompactString], right: &[CompactString]) -> bool {
     let shorter = left.len().min(right.len());
     left[..shorter] == right[..shorter]
 }
@@ -534,10 +535,10 @@ mod tests {
         assert_eq!(firsts.type_any.get("/"), Some(&2));
     }
 
-    fn segments(path: &str) -> Vec<String> {
+    fn segments(path: &str) -> Vec<rea_plugin_api::contracts::capture::CompactString> {
         path.trim_start_matches('/')
             .split('/')
-            .map(str::to_owned)
+            .map(Into::into)
             .collect()
     }
 

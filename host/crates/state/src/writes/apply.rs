@@ -12,6 +12,7 @@
 //! read view of the state, made with no lock held, and their answers handed to the `prepare`
 //! that runs under the write lock (see [`crate::writes::serve`]).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -36,7 +37,7 @@ use crate::store::{LiveState, Position, compare_values};
 #[derive(Debug, Clone, Default)]
 pub struct WriteInput {
     /// The path's segments.
-    pub segments: Vec<String>,
+    pub segments: Vec<CompactString>,
     /// The body.
     pub body: Option<Json>,
     /// The entity the state holds only as a row of its folder's listing at the call's path (see
@@ -887,7 +888,7 @@ fn ordered(plan: &WritePlan, fields: Object) -> Object {
     members.into_iter().collect()
 }
 
-fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
+fn path_params(plan: &WritePlan, segments: &[CompactString]) -> Vec<String> {
     rea_manifest::segments::split_path(&plan.path_template)
         .iter()
         .zip(segments)
@@ -898,7 +899,11 @@ fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
 
 /// The decoded value a call's path holds at a segment: a fused parameter's value without the
 /// prefix and suffix the plan's template spells around it, the segment itself elsewhere.
-pub(super) fn path_value(plan: &WritePlan, segments: &[String], index: usize) -> Option<String> {
+pub(super) fn path_value(
+    plan: &WritePlan,
+    segments: &[CompactString],
+    index: usize,
+) -> Option<String> {
     let segment = segments.get(index)?;
     let template = rea_manifest::segments::split_path(&plan.path_template);
     let value = template.get(index).map_or(segment.as_str(), |pattern| {
@@ -1137,7 +1142,7 @@ fn name_added(
 fn landing_pointers(
     plan: &WritePlan,
     held: &Json,
-    segments: &[String],
+    segments: &[CompactString],
     pointer: &str,
 ) -> Result<Vec<String>, Refused> {
     let Some(key) = plan

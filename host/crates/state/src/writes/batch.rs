@@ -24,6 +24,7 @@ use rea_manifest::Manifest;
 use rea_manifest::ToolDefinition;
 use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::segments::split_path;
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -376,7 +377,10 @@ pub(super) fn sub_arguments(
     path: &str,
     body: Option<&Value>,
 ) -> Map<String, Value> {
-    let segments: Vec<String> = split_path(path).iter().map(|s| (*s).to_owned()).collect();
+    let segments: Vec<CompactString> = split_path(path)
+        .into_iter()
+        .map(CompactString::from)
+        .collect();
     let mut arguments = super::confirm::arguments_for(definition, &segments, &[]);
     if let (Some(body), Some(argument)) = (
         body,

@@ -20,6 +20,7 @@
 //! the state does not hold, a replace body that is not an array of ids.
 
 use rea_manifest::segments::{split_path, template_affixes};
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 
@@ -305,7 +306,7 @@ fn names(value: &Json, parent_id: &str, identity: &str) -> bool {
 /// (replace); or why it is refused.
 fn named_ids(
     form: LinkForm,
-    segments: &[String],
+    segments: &[CompactString],
     body: Option<&Json>,
 ) -> Result<Vec<String>, String> {
     if form != LinkForm::Replace {
@@ -335,7 +336,7 @@ fn named_ids(
 /// children (id, fields); or why it is refused (a named child not held).
 fn planned(
     model: &LinksModel,
-    (segments, body): (&[String], Option<&Json>),
+    (segments, body): (&[CompactString], Option<&Json>),
     children: &[(&str, &Json)],
     (parent_id, parent_identity): (&str, &str),
 ) -> Result<Vec<(String, bool)>, String> {
@@ -472,12 +473,12 @@ pub(super) fn replay(
 
 /// The path segments of the update's call writing one child: its template's, the parameter
 /// segment giving the child's id.
-fn child_segments(template: &str, id: &str) -> Vec<String> {
+fn child_segments(template: &str, id: &str) -> Vec<CompactString> {
     split_path(template)
         .iter()
         .map(|segment| match template_affixes(segment) {
-            Some(_) => id.to_owned(),
-            None => (*segment).to_owned(),
+            Some(_) => id.into(),
+            None => (*segment).into(),
         })
         .collect()
 }
@@ -486,7 +487,7 @@ fn child_segments(template: &str, id: &str) -> Vec<String> {
 fn served_changes(
     service: &StateService,
     model: &LinksModel,
-    (segments, body): (&[String], Option<&Json>),
+    (segments, body): (&[CompactString], Option<&Json>),
 ) -> Result<Vec<(String, Json)>, StateAnswer> {
     let identity = |entity_type: &str| {
         service
@@ -600,8 +601,8 @@ mod tests {
         }
     }
 
-    fn segments(path: &str) -> Vec<String> {
-        path.split('/').skip(1).map(str::to_owned).collect()
+    fn segments(path: &str) -> Vec<CompactString> {
+        path.split('/').skip(1).map(CompactString::from).collect()
     }
 
     #[test]

@@ -33,6 +33,7 @@
 //! `body-unusable`), and every view of its type must render what it writes (else
 //! `incomplete-entities`).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -105,7 +106,7 @@ struct Verdict {
 /// indexes, and its query values (an array for a repeated name).
 pub fn arguments_for(
     definition: &ToolDefinition,
-    segments: &[String],
+    segments: &[CompactString],
     pairs: &[(String, String)],
 ) -> Map<String, Value> {
     let mut arguments = Map::new();
@@ -1162,7 +1163,7 @@ fn item_paths(manifest: &Manifest, views: &Views) -> Vec<(String, String, String
 /// entity `(type, collection, id)`.
 fn sub_resource_of(
     item_paths: &[(String, String, String)],
-    segments: &[String],
+    segments: &[CompactString],
     held: impl Fn(&str, &str, &str) -> bool,
 ) -> Vec<Key> {
     let mut keys = Vec::new();
@@ -1377,7 +1378,7 @@ fn check_member_read(
     let id = if held(&decoded_id) || !held(spelled) {
         decoded_id
     } else {
-        spelled.clone()
+        spelled.to_string()
     };
     let agrees = agrees_with(&answer, record, &[]);
     let key: Key = (member.entity_type.clone(), member.collection.clone(), id);
@@ -1919,10 +1920,10 @@ mod tests {
     use super::*;
     use rea_plugin_api::json::parse;
 
-    fn segments(path: &str) -> Vec<String> {
+    fn segments(path: &str) -> Vec<CompactString> {
         path.trim_start_matches('/')
             .split('/')
-            .map(str::to_owned)
+            .map(CompactString::from)
             .collect()
     }
 

@@ -17,6 +17,7 @@
 //! conflicts too ([`super::serve::withheld_conflict`]): the refusal changes nothing and depends
 //! on the taken value alone, so it needs none of what the write itself would do.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{HashMap, HashSet};
 
 use rea_manifest::segments::split_path;
@@ -63,7 +64,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         let input = WriteInput {
             segments: split_path(&failed.path)
                 .into_iter()
-                .map(str::to_owned)
+                .map(CompactString::from)
                 .collect(),
             body: Some(body.clone()),
             listed: None,

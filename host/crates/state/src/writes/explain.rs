@@ -6,6 +6,7 @@
 //! pipeline order, each seeing what the ones before it left; then, for creates, members every
 //! create stored with one value (constants). What is left is unexplained.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::Effect as RuleEffect;
@@ -59,7 +60,7 @@ pub(super) fn document_pointer(sent: &Object, after: &Json) -> String {
 pub(super) fn document_element(
     sent: &Object,
     after: &Json,
-    segments: &[String],
+    segments: &[CompactString],
 ) -> Option<(String, String)> {
     let [.., id, member] = segments else {
         return None;

@@ -23,6 +23,7 @@
 //! composed from the served ones (each recorded member taken from the served answer) and the
 //! store counters stamped.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::BTreeMap;
 
 use rea_manifest::Manifest;
@@ -564,8 +565,8 @@ fn holds(
     );
     let input = WriteInput {
         segments: split_path(&plan.path_template)
-            .iter()
-            .map(|s| (*s).to_owned())
+            .into_iter()
+            .map(CompactString::from)
             .collect(),
         body: Some(Json::Object(key)),
         listed: None,

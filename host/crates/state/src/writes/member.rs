@@ -11,6 +11,7 @@
 //! read agreeing with the replayed state confirms the entity's last write, one disagreeing
 //! blames it).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::Json;
 
 use super::apply::{
@@ -68,7 +69,7 @@ pub(crate) fn member_written(
 fn named_entity<'s>(
     plan: &WritePlan,
     state: &'s LiveState,
-    segments: &[String],
+    segments: &[CompactString],
 ) -> Option<&'s Entity> {
     let target = plan.target.as_ref()?;
     let (entity_type, collection) = (

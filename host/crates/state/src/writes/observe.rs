@@ -19,6 +19,7 @@
 //! application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_manifest::Manifest;
@@ -58,7 +59,7 @@ pub(crate) struct Call {
     /// The record.
     pub ordinal: u64,
     /// The path's segments as recorded.
-    pub segments: Vec<String>,
+    pub segments: Vec<CompactString>,
     /// The query pairs.
     pub query: Option<Vec<(String, String)>>,
     /// The request body (its sent references re-spelled as the link objects stored, see
@@ -1550,7 +1551,7 @@ pub(super) fn first_shown_after(
 
 /// Whether a request names an entity: its id is one of the path's segments (decoded), or a
 /// string its JSON body holds (as a value or a key).
-fn names_entity((segments, body): (&[String], &RequestBody), id: &str) -> bool {
+fn names_entity((segments, body): (&[CompactString], &RequestBody), id: &str) -> bool {
     let quoted = Json::String(id.to_owned()).to_canonical_string();
     segments.iter().any(|segment| decoded(segment) == id)
         || matches!(body, RequestBody::Json(body)
@@ -2022,7 +2023,9 @@ mod tests {
 
     #[test]
     fn a_write_names_an_entity_by_a_path_segment_or_a_body_string() {
-        let path = |text: &str| -> Vec<String> { text.split('/').map(str::to_owned).collect() };
+        let path = |text: &str| -> Vec<CompactString> {
+            text.split('/').map(CompactString::from).collect()
+        };
         let none = RequestBody::Missing;
         // A segment, decoded, or a string anywhere in the body.
         assert!(names_entity(

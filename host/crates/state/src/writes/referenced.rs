@@ -9,6 +9,7 @@
 //! unchanged, changing nothing, for a delete of a held entity the live state's entities of that
 //! type name in that member.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::HashMap;
 
 use rea_manifest::segments::split_path;
@@ -90,7 +91,10 @@ fn referring(
 /// The id a delete call's path names.
 fn target_of(plan: &WritePlan, path: &str) -> Option<String> {
     let input = WriteInput {
-        segments: split_path(path).into_iter().map(str::to_owned).collect(),
+        segments: split_path(path)
+            .into_iter()
+            .map(CompactString::from)
+            .collect(),
         body: None,
         listed: None,
         query: Vec::new(),

@@ -35,6 +35,7 @@
 //! segment, of a type holding an entity whose id is the member's current value or its current
 //! linkage's id).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::segments::{split_path, template_affixes};
@@ -198,7 +199,7 @@ fn fixed_segments(successes: &[&Observation]) -> BTreeMap<usize, String> {
             rest.iter()
                 .all(|call| call.segments.get(*index) == first.segments.get(*index))
         })
-        .map(|index| (index, first.segments[index].clone()))
+        .map(|index| (index, first.segments[index].to_string()))
         .collect()
 }
 
@@ -557,7 +558,7 @@ pub(super) fn withheld_untargeted(draft: &Draft) -> bool {
 pub(super) fn replay(
     live: &mut crate::store::LiveState,
     model: &RelationshipModel,
-    (segments, request): (&[String], &RequestBody),
+    (segments, request): (&[CompactString], &RequestBody),
 ) -> Option<(String, String, String)> {
     let parent_id = decoded(segments.get(model.parent_segment)?);
     let name = decoded(segments.last()?);
@@ -726,7 +727,7 @@ fn answer(
     service: &StateService,
     model: &RelationshipModel,
     (parent, _, related): &(Entity, Entity, Entity),
-    segments: &[String],
+    segments: &[CompactString],
 ) -> StateAnswer {
     let source = StateSource::Write {
         source: "state",
@@ -934,7 +935,7 @@ mod tests {
         let views = crate::test_support::views_of_types(&["/tasks", "/projects"]);
         let call = |path: &str| {
             let mut call = crate::test_support::read_observation(0, path, &[], "{}");
-            call.segments = split_path(path).into_iter().map(str::to_owned).collect();
+            call.segments = split_path(path).into_iter().map(Into::into).collect();
             call
         };
         let one = call("/tasks/s2UkrBg-nlFk2kx/relationships/project");

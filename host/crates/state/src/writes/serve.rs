@@ -28,6 +28,7 @@
 //! and a slow or hung stage holds up only the write calling it, never the readers and other
 //! writers.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use serde_json::{Map, Value};
 
@@ -656,7 +657,7 @@ fn missing_delete(service: &StateService, plan: &WritePlan, call: &Call) -> Opti
 fn missing_answer(
     service: &StateService,
     plan: &WritePlan,
-    segments: &[String],
+    segments: &[CompactString],
     pairs: &[(String, String)],
 ) -> StateAnswer {
     match plan
@@ -713,7 +714,7 @@ fn written_answer(
     service: &StateService,
     plan: &WritePlan,
     change: &Change,
-    segments: &[String],
+    segments: &[CompactString],
 ) -> StateAnswer {
     let created = (plan.effect == super::model::Effect::Update && change.view == "create")
         .then(|| plan.upsert_plan())

@@ -24,6 +24,7 @@
 
 use rea_manifest::ManifestTool;
 use rea_manifest::segments::split_path;
+use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::route_fields::{CREATE_VERBS, DELETE_VERBS, PLAIN_UPDATE_VERBS};
 
 use rea_plugin_api::json::Json;
@@ -433,7 +434,7 @@ fn untyped(method: &str, write: &[&str]) -> Classified {
 
 /// The value a call's path gives at segment `at` of a template: a fused parameter's value
 /// between its prefix and suffix, percent-decoded.
-pub fn segment_value(template: &str, segments: &[String], at: usize) -> Option<String> {
+pub fn segment_value(template: &str, segments: &[CompactString], at: usize) -> Option<String> {
     let pattern = split_path(template)
         .get(at)
         .map(|pattern| (*pattern).to_owned())?;

@@ -17,6 +17,7 @@
 //! the state does not hold, a relationship name no recorded call sent, an identifier naming no
 //! held entity of the relationship's type.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::segments::{split_path, template_affixes};
@@ -377,7 +378,7 @@ fn linked(
 /// model reads them; or why it is refused.
 fn read_call<'b>(
     model: &ToManyModel,
-    segments: &[String],
+    segments: &[CompactString],
     body: Option<&'b Json>,
 ) -> Result<(String, String, &'b [Json]), String> {
     let (Some(parent_id), Some(name)) = (
@@ -414,7 +415,7 @@ fn read_call<'b>(
 pub(super) fn replay(
     live: &mut LiveState,
     model: &ToManyModel,
-    (segments, request): (&[String], &RequestBody),
+    (segments, request): (&[CompactString], &RequestBody),
 ) -> Option<Vec<(String, String, String)>> {
     let RequestBody::Json(body) = request else {
         return None;
