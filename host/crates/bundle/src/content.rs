@@ -404,7 +404,7 @@ fn readme_provenance(
     ));
     text.push_str(&format!(
         "- Manifest Evidence: `{}` (environment-manifest view, template rules: {}), shipped as `envs/{name}/manifest.json`\n",
-        pair.manifest_evidence.id(),
+        &pair.manifest_evidence_id,
         if manifest.template_rules.is_empty() {
             "none, format rules only".to_owned()
         } else {

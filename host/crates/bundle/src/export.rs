@@ -475,7 +475,7 @@ fn report(
             "input": request.input,
         },
         "manifest": {
-            "evidence_id": pair.manifest_evidence.id(),
+            "evidence_id": pair.manifest_evidence_id,
             "tools": manifest.tools.len(),
             "excluded_groups": manifest.excluded_groups.len(),
             "template_rules": manifest.template_rules,

@@ -24,8 +24,11 @@ pub struct AuthenticatedPair {
     pub manifest_bytes: Arc<Vec<u8>>,
     /// `evidence.json` as the bundle holds it.
     pub capture_file: CaptureFile,
-    /// The manifest Evidence.
-    pub manifest_evidence: Evidence,
+    /// The manifest Evidence's id. Its document is kept as `manifest_bytes` and read into
+    /// `manifest`, not as a tree too: the tree of a large capture's manifest holds every observed
+    /// value and record ordinal as its own node, and the state stage's peak is the build's
+    /// (issue 17).
+    pub manifest_evidence_id: String,
     /// The capture Evidence.
     pub capture_evidence: Evidence,
     /// The manifest.
@@ -163,7 +166,7 @@ impl AuthenticatedPair {
             Self {
                 manifest_bytes: Arc::new(manifest_bytes),
                 capture_file,
-                manifest_evidence,
+                manifest_evidence_id: manifest_evidence.id().to_owned(),
                 capture_evidence,
                 manifest,
             },
