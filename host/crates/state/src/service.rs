@@ -239,6 +239,7 @@ fn served_write_ordinals(
     wanted.extend(plan.to_many.as_ref().map(|model| model.answer_ordinal));
     wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
+    wanted.extend(plan.omitted_sets.iter().map(|set| set.ordinal));
     wanted.extend(plan.keyed_refusals.iter().map(|keyed| keyed.ordinal));
     wanted.extend(plan.lent_omission.as_ref().map(|lent| lent.ordinal));
     wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));

@@ -49,7 +49,12 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         // A failure its answer explains by a member the call left out is no conflict.
         let omission = draft.plan.omitted.iter().map(|omitted| omitted.ordinal);
         let keyed = draft.plan.keyed_refusals.iter().map(|keyed| keyed.ordinal);
-        if omission.chain(keyed).any(|refused| refused == *ordinal) {
+        let sets = draft.plan.omitted_sets.iter().map(|set| set.ordinal);
+        if omission
+            .chain(keyed)
+            .chain(sets)
+            .any(|refused| refused == *ordinal)
+        {
             continue;
         }
         let Some(failed) = timeline.get(*ordinal) else {

@@ -57,6 +57,7 @@ mod encoded;
 mod encoded_members;
 mod explain;
 pub mod guarded;
+mod input_spelling;
 mod keyed;
 mod keyed_refusal;
 mod learn;
@@ -69,6 +70,7 @@ pub mod named_collection;
 mod numbered;
 mod observe;
 pub(crate) mod omitted;
+mod omitted_set;
 mod parent_create;
 mod referenced;
 pub mod references;
@@ -600,6 +602,7 @@ pub(crate) fn derive_write_plans(
         learn::learn(draft, &mut observed, &views, rules, records);
         omitted::learn(draft, timeline);
         keyed_refusal::learn(draft, timeline);
+        omitted_set::learn(draft, &observed, timeline, records);
         children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
         referenced::learn(draft, (&observed, &views), state, timeline);
@@ -792,6 +795,7 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                omitted_sets: Vec::new(),
                 keyed_refusals: Vec::new(),
                 lent_omission: None,
                 referenced: Vec::new(),

@@ -24,6 +24,8 @@
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
 //! conflicts         a create's recorded refusals of a taken value: [{member, ordinal, taken}]
 //! omitted           a create's recorded refusals of a member left out: [{member, ordinal}]
+//! omitted_sets      a create's recorded refusals of members left out together:
+//!                   [{ordinal, members (paths: `attributes/title`), spelling?}]
 //! children          a create's body members nesting new entities of another type:
 //!                   [{member, type, reference}]
 //!                   (a create sending a value its collection holds in `member` answers `ordinal`)
@@ -179,6 +181,10 @@ pub struct WritePlan {
     /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<OmittedModel>,
+    /// A create's recorded refusals of a body leaving out a set of members (see
+    /// [`super::omitted_set`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted_sets: Vec<OmittedSet>,
     /// A create's recorded refusals keyed by the members it left out (see
     /// [`super::keyed_refusal`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -335,6 +341,30 @@ pub struct OmittedModel {
     /// with that member named instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub named_too: Vec<String>,
+}
+
+/// A create the application refused for leaving out required members (top-level members of the
+/// body's envelope, or members one level inside one), its answer naming each: a call leaving
+/// them all out answers that failure (see [`super::omitted_set`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OmittedSet {
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The members its answer names, as paths from the envelope (`title`, `attributes/title`).
+    pub members: Vec<String>,
+    /// How its answer spells the members the failed call sent, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spelling: Option<InputSpelling>,
+}
+
+/// A refusal's spelling of the members its call sent (see [`super::input_spelling`]): the
+/// recorded text, and the JSON types of the values it showed spelled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSpelling {
+    /// The failed call's members as its answer spells them (`{'priority': 3}`).
+    pub recorded: String,
+    /// The JSON types of the values the recorded spelling showed (`string` always: its keys).
+    pub shown: Vec<String>,
 }
 
 /// A create's refusal of a left-out member, carried over from another create the application

@@ -143,11 +143,16 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
 /// The required members a call may leave out and still reach the plan, which answers a
 /// learned refusal (see [`renamed_refusal`]) or refuses the omission itself: every required
 /// member of a plan that learned an omitted-member refusal (the members a refused call left out
-/// unnamed may be left out beside another), a keyed one ([`super::keyed_refusal`]) or one lent
+/// unnamed may be left out beside another) or a refusal of a set of them
+/// ([`super::omitted_set`]), a keyed one ([`super::keyed_refusal`]) or one lent
 /// by another create ([`super::lent_omission`]), none otherwise. The catalog does not require
 /// them.
 pub(crate) fn answered_omissions(plan: &WritePlan) -> BTreeSet<String> {
-    if plan.omitted.is_empty() && plan.keyed_refusals.is_empty() && plan.lent_omission.is_none() {
+    if plan.omitted.is_empty()
+        && plan.omitted_sets.is_empty()
+        && plan.keyed_refusals.is_empty()
+        && plan.lent_omission.is_none()
+    {
         return BTreeSet::new();
     }
     required_members(plan).cloned().collect()

@@ -2,7 +2,8 @@
 //! state, and answered in the plan's recorded answer.
 //!
 //! A create leaving out a member whose omission the build showed refused answers that recorded
-//! refusal first ([`super::omitted`]). Refused (a tool error naming the accepted members; the
+//! refusal first ([`super::omitted`], then a set of members left out together,
+//! [`super::omitted_set`]). Refused (a tool error naming the accepted members; the
 //! state unchanged): repeated query
 //! values, query parameters other than the exemplar's, a body that is not an object (or a body
 //! for a write that takes none), a body outside the exemplar's envelope, an unaccepted member, a
@@ -462,6 +463,9 @@ pub(super) fn gated_write_call(
         return answer;
     }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
+        return refused;
+    }
+    if let Some(refused) = super::omitted_set::answer(service, plan, &call) {
         return refused;
     }
     if let Some(refused) = super::keyed_refusal::answer(service, plan, &call) {

@@ -3245,6 +3245,35 @@ fn a_create_refused_for_a_left_out_member_answers_that_refusal_when_it_is_left_o
 }
 
 #[test]
+fn a_create_refused_for_members_left_out_together_answers_when_all_are_left_out() {
+    // The build's first create sent nothing and was refused naming both members it left out
+    // (so no one member is the omitted refusal's). A served create leaving out both answers
+    // that 400, changing nothing; one leaving out only one of them is refused by the state.
+    let fixture = refused_first_create(
+        json!({}),
+        json!({"detail": "name: field required; color: field required"}),
+    );
+    let create = fixture.plan("post_lists");
+    assert!(create.served, "{:?}", create.reason);
+    assert!(create.omitted.is_empty(), "{:?}", create.omitted);
+    assert_eq!(create.omitted_sets.len(), 1, "{:?}", create.omitted_sets);
+    assert_eq!(create.omitted_sets[0].members, ["color", "name"]);
+    assert_eq!(create.omitted_sets[0].ordinal, 2);
+    assert_eq!(create.omitted_sets[0].spelling, None);
+    let (refused, error) = fixture.call("post_lists", json!({"body": {}}));
+    assert!(!error, "{refused}");
+    assert_eq!(refused["status"], 400, "{refused}");
+    assert_eq!(refused["state"]["view"], "omitted-set", "{refused}");
+    let (one, error) = fixture.call("post_lists", json!({"body": {"name": "gamma"}}));
+    assert!(error, "{one}");
+    let (listed, _) = fixture.call("get_lists", json!({}));
+    assert_eq!(listed["body"].as_array().map(Vec::len), Some(1), "{listed}");
+    // A failure naming neither member teaches nothing.
+    let unnamed = refused_first_create(json!({}), json!({"detail": "invalid"}));
+    assert!(unnamed.plan("post_lists").omitted_sets.is_empty());
+}
+
+#[test]
 fn a_disagreement_after_an_untargeted_write_is_charged_to_no_earlier_write() {
     // `DELETE /notes/beta` is confirmed by the 404 after it; `POST /admin/reindex` names no
     // entity the state holds, and the document read after it (`/stats`) disagrees: that is the
