@@ -45,6 +45,7 @@ mod manifest_class_routes;
 mod manifest_cli;
 mod manifest_folder_tree;
 mod manifest_golden;
+mod manifest_ids_below_items;
 mod manifest_item_ids;
 mod manifest_list_rule;
 mod manifest_member_keys;

@@ -495,30 +495,25 @@ fn a_second_app_to_many_route_answering_no_content_links_the_named_task() {
 
 // Fortune.js's to-one relationship routes answer `204` without a body (build entries 54, 59:
 // `PATCH /tasks/{id}/relationships/project` on a created task, `…/assignee` on a seeded one),
-// templated `/tasks/{opaque-token}/{a}/{b}` and `/tasks/{numeric}/{a}/{b}`, one recorded call
-// each: the parent is placed by the `tasks` collection, so `relationships` is kept from one call;
-// served as the linkage set and answered as recorded, the projects' lists following.
+// one tool `/tasks/{sibling-variance}/{a}/{b}` taking both id spellings, as the tasks item route
+// does (`rea_manifest`'s `below_items.rs`): the parent is placed by the `tasks` collection, so
+// `relationships` is kept from both calls; served as the linkage set and answered as recorded,
+// the projects' lists following.
 
-const TO_ONE_TOKEN: &str = "patch_tasks_by_opaque_token_and_folder_tree_and_folder_tree";
-const TO_ONE_NUMERIC: &str = "patch_tasks_by_numeric_and_folder_tree_and_folder_tree";
+const TO_ONE: &str = "patch_tasks_by_task_id_and_segment_2_and_id";
 
 #[test]
 fn a_to_one_route_answering_no_content_moves_the_task_between_the_projects_lists() {
     let served = serve_corpus_app("fortune");
-    for tool in [TO_ONE_TOKEN, TO_ONE_NUMERIC] {
-        let plan = crate::state_support::write_plan(&served, tool);
-        assert!(plan.served, "{tool}: {:?}", plan.reason);
-        let model = plan.relationship.as_ref().expect("a relationship model");
-        assert!(model.linkage && model.answers_as_recorded, "{model:?}");
-        assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
-    }
+    let plan = crate::state_support::write_plan(&served, TO_ONE);
+    assert!(plan.served, "{:?}", plan.reason);
+    let model = plan.relationship.as_ref().expect("a relationship model");
+    assert!(model.linkage && model.answers_as_recorded, "{model:?}");
+    assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
     // Task 9 (project 4) moves to project 2 through the route learned on `project`.
     assert!(project_task_ids(&served, "4").contains(&"9".to_owned()));
     let sent = json!({"data": {"type": "projects", "id": "2"}});
-    let (answer, is_error) = served.call(
-        TO_ONE_TOKEN,
-        route_args("9", "relationships", "project", sent),
-    );
+    let (answer, is_error) = served.call(TO_ONE, route_args("9", "relationships", "project", sent));
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["status"], 204, "{answer:#}");
     let project = &tracker_task(&served, "9")["relationships"]["project"];
@@ -529,10 +524,8 @@ fn a_to_one_route_answering_no_content_moves_the_task_between_the_projects_lists
     // The same route sets another relationship (`assignee`, never recorded on it) of the type
     // its current linkage names.
     let sent = json!({"data": {"type": "people", "id": "2"}});
-    let (answer, is_error) = served.call(
-        TO_ONE_TOKEN,
-        route_args("9", "relationships", "assignee", sent),
-    );
+    let (answer, is_error) =
+        served.call(TO_ONE, route_args("9", "relationships", "assignee", sent));
     assert!(!is_error, "{answer:#}");
     assert_eq!(
         tracker_task(&served, "9")["relationships"]["assignee"]["data"],
@@ -567,7 +560,7 @@ fn a_to_one_route_answering_no_content_refuses_an_unknown_identifier_or_segment(
             json!({"data": {"type": "people", "id": "1"}}),
         ),
     ] {
-        let (answer, is_error) = served.call(TO_ONE_NUMERIC, route_args("3", segment, name, sent));
+        let (answer, is_error) = served.call(TO_ONE, route_args("3", segment, name, sent));
         assert!(is_error, "{segment}/{name}: {answer:#}");
     }
     assert_eq!(tracker_task(&served, "3"), before);
@@ -637,10 +630,8 @@ fn a_fourth_app_appends_a_joining_task_and_a_person_delete_clears_their_tasks() 
     assert!(sorted.state().appended_lists.is_empty());
     // Task 1 (Ines's, person 1) passes to Lena (person 3), whose tasks are 4 and 7: last.
     let sent = json!({"data": {"type": "people", "id": "3"}});
-    let (answer, is_error) = served.call(
-        TO_ONE_NUMERIC,
-        route_args("1", "relationships", "assignee", sent),
-    );
+    let (answer, is_error) =
+        served.call(TO_ONE, route_args("1", "relationships", "assignee", sent));
     assert!(!is_error, "{answer:#}");
     assert_eq!(person_tasks(&served, "3"), ["4", "7", "1"]);
     // Her delete clears the assignee of the tasks naming her, and only theirs.

@@ -35,6 +35,7 @@
 // hot paths (replay calls return the small `ToolCallError`).
 #![allow(clippy::result_large_err)]
 
+mod below_items;
 pub mod body;
 pub mod card;
 pub mod catalog;

@@ -24,7 +24,10 @@
 //!    (or answered no JSON): one collection's ids in two shapes (`101` and `728c`) are one
 //!    parameter, not a tool per shape; so are ids a format rule and the opaque-token rule took
 //!    apart (seeded numbers beside generated tokens: `7` and `gyDs1uK9iu2Ivm3`), whose answers
-//!    echo them too. Repeated until nothing changes.
+//!    echo them too. Repeated until nothing changes. Then a route below an item route
+//!    (`/people/{…}/tasks` below `/people/{…}`) whose id parameter names an id the item's
+//!    parameter took joins that parameter, taking its spellings (`below_items.rs`), and
+//!    sibling variance runs again, until nothing changes.
 //! 4. `prefix-variance`: a literal segment at a position that another path, equal up to that
 //!    position, holds as a parameter, when the literal is one of that parameter's observed values
 //!    (`/collections/{…}` observed `tasks`, so `/collections/tasks/records` is templated too).
@@ -42,6 +45,7 @@ use rea_registry::RouteFormHandle;
 use rea_plugin_api::route_fields;
 use serde::{Deserialize, Serialize};
 
+use crate::below_items::join_ids_below_items;
 use crate::responses::{ParsedResponses, echoes_identity};
 use crate::segments::{segment_value, split_path};
 
@@ -365,7 +369,12 @@ pub(crate) fn template_records(
             }
             TemplateRule::SiblingVariance => {
                 join_token_ids(&segments, &mut state, responses);
-                while apply_sibling_variance(&segments, &mut state, responses) {}
+                loop {
+                    while apply_sibling_variance(&segments, &mut state, responses) {}
+                    if !join_ids_below_items(&segments, &mut state) {
+                        break;
+                    }
+                }
             }
             TemplateRule::PrefixVariance => while apply_prefix_variance(&segments, &mut state) {},
         }
@@ -375,12 +384,12 @@ pub(crate) fn template_records(
 
 /// One template token of a record's path for comparisons: the literal segment or the rule.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Token<'a> {
+pub(crate) enum Token<'a> {
     Literal(&'a str),
     Parameter(SegmentRule),
 }
 
-fn token<'a>(segment: &'a str, rule: Option<SegmentRule>) -> Token<'a> {
+pub(crate) fn token<'a>(segment: &'a str, rule: Option<SegmentRule>) -> Token<'a> {
     match rule {
         Some(rule) => Token::Parameter(rule),
         None => Token::Literal(segment),
