@@ -20,6 +20,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::capture::CompactString;
 use super::{current_schema_version, schema_versioned};
 
 /// What a route form is asked: one origin's records.
@@ -40,13 +41,13 @@ pub struct RouteFormRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedRoute {
     /// The method as recorded.
-    pub method: String,
+    pub method: CompactString,
     /// The path's segments as recorded, percent-encoding kept (`/a//b` is `["a", "", "b"]`).
     #[serde(deserialize_with = "super::exact_list")]
-    pub segments: Vec<String>,
+    pub segments: Vec<CompactString>,
     /// The same segments percent-decoded (as recorded where the decoded bytes are not UTF-8).
     #[serde(deserialize_with = "super::exact_list")]
-    pub decoded: Vec<String>,
+    pub decoded: Vec<CompactString>,
     /// The form of each segment so far, `null` for a literal segment.
     #[serde(deserialize_with = "super::exact_list")]
     pub forms: Vec<Option<SegmentForm>>,
@@ -61,15 +62,15 @@ pub struct RecordedAnswer {
     pub status: u16,
     /// The JSON kind of a 2xx answer whose media type is JSON-like and whose text parses
     /// (`object`, `array` or `scalar`); `null` for any other answer.
-    pub json: Option<String>,
+    pub json: Option<CompactString>,
     /// The member names of a 2xx JSON object answer, sorted.
     #[serde(default, deserialize_with = "super::exact_list")]
-    pub members: Vec<String>,
+    pub members: Vec<CompactString>,
     /// The member names of the objects a 2xx JSON answer lists, sorted: those of the root array,
     /// or of the longest array of objects a top-level member holds (the first of equal length);
     /// empty when it lists none. Sibling collections whose items share no shape are no family.
     #[serde(default, deserialize_with = "super::exact_list")]
-    pub item_members: Vec<String>,
+    pub item_members: Vec<CompactString>,
     /// The scalars of a 2xx JSON answer, at most three levels below the root (object members
     /// and array items), whose text some path of the origin spells: a whole segment as recorded
     /// or decoded, or a run of a decoded segment's parts between separators (`.`, `:`, `,`, `-`,
@@ -101,11 +102,11 @@ pub struct RecordedAnswer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnswerValue {
     /// Where it is (a JSON Pointer).
-    pub pointer: String,
+    pub pointer: CompactString,
     /// Whether an array holds it on its way from the root.
     pub in_array: bool,
     /// Its JSON text: a string's content, a number or boolean as spelled.
-    pub text: String,
+    pub text: CompactString,
 }
 
 /// The form of a parameter segment.

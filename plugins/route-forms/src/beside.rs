@@ -23,6 +23,7 @@
 //! collection the recording names so (`PUT /loans`, a create) is one more call of its family's
 //! template, whatever method its siblings were recorded with.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_plugin_api::contracts::route::SegmentForm;
@@ -93,12 +94,12 @@ fn shapes_agree(routes: &Routes<'_>, index: usize, siblings: &[usize]) -> bool {
 }
 
 /// Whether two member lists share more than half their union (an empty one agrees with any).
-fn members_agree(one: &[String], other: &[String]) -> bool {
+fn members_agree(one: &[CompactString], other: &[CompactString]) -> bool {
     if one.is_empty() || other.is_empty() {
         return true;
     }
-    let one: BTreeSet<&String> = one.iter().collect();
-    let other: BTreeSet<&String> = other.iter().collect();
+    let one: BTreeSet<&CompactString> = one.iter().collect();
+    let other: BTreeSet<&CompactString> = other.iter().collect();
     one.intersection(&other).count() * 2 > one.union(&other).count()
 }
 

@@ -43,14 +43,17 @@ pub(crate) fn joins_family(routes: &Routes<'_>) -> Vec<(usize, usize, SegmentFor
         if open.is_empty() || !open.iter().all(maybe) {
             continue;
         }
-        let key = (route.method.to_ascii_uppercase(), route.segments.len());
+        let key = (
+            route.method.as_str().to_ascii_uppercase(),
+            route.segments.len(),
+        );
         let mine = tokens(routes, index);
         let shown = |holders: &[usize]| {
             open.iter().all(|&position| {
                 let family = holders
                     .iter()
                     .map(|&holder| routes.routes[holder].decoded[position].as_str());
-                ids.shows(position, &route.decoded[position], family)
+                ids.shows(position, route.decoded[position].as_str(), family)
             })
         };
         let family = templates
@@ -93,7 +96,10 @@ fn templates<'a>(routes: &Routes<'a>) -> Templates<'a> {
             continue;
         }
         templates
-            .entry((route.method.to_ascii_uppercase(), route.segments.len()))
+            .entry((
+                route.method.as_str().to_ascii_uppercase(),
+                route.segments.len(),
+            ))
             .or_default()
             .entry(tokens(routes, index))
             .or_default()

@@ -24,6 +24,7 @@
 //!    names any of them recorded (`recursive` recorded on `/v2/keys/config` is taken by the root
 //!    `/v2/keys/`; `type` recorded on a document read by the `/api/contents` root).
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::route::{
@@ -52,7 +53,7 @@ impl RouteForm for FolderTree {
                 }
                 let entry: Vec<&str> = route.decoded[..=position]
                     .iter()
-                    .map(String::as_str)
+                    .map(CompactString::as_str)
                     .collect();
                 if listed.contains(&entry) {
                     let form = sibling_form(&routes, index, position)
@@ -107,7 +108,7 @@ fn query_families(routes: &[RecordedRoute], listed: &BTreeSet<Vec<&str>>) -> Vec
 
 /// A folder's decoded segments without a trailing empty one.
 fn folder_of(route: &RecordedRoute) -> Vec<&str> {
-    let mut folder: Vec<&str> = route.decoded.iter().map(String::as_str).collect();
+    let mut folder: Vec<&str> = route.decoded.iter().map(CompactString::as_str).collect();
     if folder.last() == Some(&"") {
         folder.pop();
     }
@@ -223,9 +224,9 @@ mod tests {
         listing.answer.paths = runs
             .iter()
             .map(|(pointer, text)| AnswerValue {
-                pointer: (*pointer).to_owned(),
+                pointer: (*pointer).into(),
                 in_array: true,
-                text: (*text).to_owned(),
+                text: (*text).into(),
             })
             .collect();
         listing

@@ -27,6 +27,7 @@
 //!    `item-7`; not `2.0`, not the composite `5,release.json`, not the version
 //!    `2.0.0-beta.1`, not the revision `6-30687552719df095`. The longest such id wins.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::BTreeSet;
 
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest, SegmentForm};
@@ -177,7 +178,7 @@ fn shapes_shown(
     routes: &Routes<'_>,
     values: &std::collections::BTreeMap<&str, Vec<usize>>,
 ) -> bool {
-    let shapes: Vec<(&str, &[String])> = values
+    let shapes: Vec<(&str, &[CompactString])> = values
         .values()
         .filter_map(|holders| {
             holders.iter().find_map(|route| {
@@ -198,7 +199,7 @@ fn item_shapes_agree(
     routes: &Routes<'_>,
     values: &std::collections::BTreeMap<&str, Vec<usize>>,
 ) -> bool {
-    let listed: Vec<&[String]> = values
+    let listed: Vec<&[CompactString]> = values
         .values()
         .filter_map(|holders| {
             holders.iter().find_map(|route| {
@@ -213,12 +214,12 @@ fn item_shapes_agree(
         .all(|members| shapes_agree(("list", members), ("list", listed[0])))
 }
 
-fn shapes_agree(one: (&str, &[String]), other: (&str, &[String])) -> bool {
+fn shapes_agree(one: (&str, &[CompactString]), other: (&str, &[CompactString])) -> bool {
     if one.0 != other.0 {
         return false;
     }
-    let first: BTreeSet<&String> = one.1.iter().collect();
-    let second: BTreeSet<&String> = other.1.iter().collect();
+    let first: BTreeSet<&CompactString> = one.1.iter().collect();
+    let second: BTreeSet<&CompactString> = other.1.iter().collect();
     let union = first.union(&second).count();
     union == 0 || first.intersection(&second).count() * 2 >= union
 }

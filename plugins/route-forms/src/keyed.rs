@@ -18,6 +18,7 @@
 //! directory of collections (an issue tracker's classes), each key a collection the state reads
 //! apart, not a part of one document.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::collections::{BTreeSet, HashMap};
 
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest, SegmentForm};
@@ -77,8 +78,8 @@ impl RouteForm for MemberKey {
 }
 
 /// Per decoded path of a `GET` answering 2xx JSON: the map keys its answers name.
-fn parent_keys<'a>(routes: &Routes<'a>) -> HashMap<&'a [String], BTreeSet<&'a str>> {
-    let mut parts: HashMap<&'a [String], BTreeSet<&'a str>> = HashMap::new();
+fn parent_keys<'a>(routes: &Routes<'a>) -> HashMap<&'a [CompactString], BTreeSet<&'a str>> {
+    let mut parts: HashMap<&'a [CompactString], BTreeSet<&'a str>> = HashMap::new();
     for route in routes.routes {
         if route.method.eq_ignore_ascii_case("GET") && route.answer.json.is_some() {
             let keys = route.answer.keys.iter().map(|key| key.text.as_str());
@@ -94,7 +95,7 @@ fn parent_keys<'a>(routes: &Routes<'a>) -> HashMap<&'a [String], BTreeSet<&'a st
 /// Whether route `index`'s segment at `position` is a key its parent's answers name.
 fn names_part(
     routes: &Routes<'_>,
-    parts: &HashMap<&[String], BTreeSet<&str>>,
+    parts: &HashMap<&[CompactString], BTreeSet<&str>>,
     index: usize,
     position: usize,
 ) -> bool {
@@ -125,9 +126,9 @@ mod tests {
         parent.answer.keys = keys
             .iter()
             .map(|key| AnswerValue {
-                pointer: format!("/versions/{key}"),
+                pointer: format!("/versions/{key}").into(),
                 in_array: false,
-                text: (*key).to_owned(),
+                text: (*key).into(),
             })
             .collect();
         parent

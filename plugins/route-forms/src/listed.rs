@@ -42,6 +42,7 @@
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
 //! `listed-id`.
 
+use rea_plugin_api::contracts::capture::CompactString;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -110,9 +111,9 @@ impl RouteForm for ListedId {
 struct Lookup<'a> {
     /// Per listed collection (the decoded segments of a `GET` answering JSON) and value: the
     /// members array items hold it under.
-    listed: MultiIndex<(&'a [String], &'a str), &'a str>,
+    listed: MultiIndex<(&'a [CompactString], &'a str), &'a str>,
     /// Per decoded route and method (upper case): the routes recorded so.
-    same_route: MultiIndex<(&'a [String], Cow<'a, str>), usize>,
+    same_route: MultiIndex<(&'a [CompactString], Cow<'a, str>), usize>,
     /// Per segment count, position and decoded value there: the routes holding it as a parameter
     /// (the forms the stage was given; it changes none before its last check).
     at_position: MultiIndex<(usize, usize, &'a str), usize>,
@@ -153,7 +154,9 @@ impl<'a> Lookup<'a> {
 
 /// A listing's values its array items hold, each with its collection and the member holding it
 /// (an item's own answer holds no array, so it lists none).
-fn listed_values(route: &RecordedRoute) -> impl Iterator<Item = ((&[String], &str), &str)> + '_ {
+fn listed_values(
+    route: &RecordedRoute,
+) -> impl Iterator<Item = ((&[CompactString], &str), &str)> + '_ {
     route
         .answer
         .values
@@ -470,7 +473,7 @@ mod tests {
             route.decoded = route
                 .decoded
                 .iter()
-                .map(|segment| segment.replace("%40", "@").replace("%2f", "/"))
+                .map(|segment| segment.replace("%40", "@").replace("%2f", "/").into())
                 .collect();
         }
         for route in &mut routes[..2] {

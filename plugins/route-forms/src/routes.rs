@@ -195,34 +195,34 @@ pub(crate) mod testing {
         path: &str,
         values: Option<&[(&str, &str)]>,
     ) -> RecordedRoute {
-        let segments: Vec<String> = path
+        let segments: Vec<rea_plugin_api::contracts::capture::CompactString> = path
             .strip_prefix('/')
             .unwrap_or(path)
             .split('/')
-            .map(str::to_owned)
+            .map(Into::into)
             .collect();
         RecordedRoute {
-            method: method.to_owned(),
+            method: method.into(),
             decoded: segments
                 .iter()
-                .map(|segment| segment.replace("%20", " "))
+                .map(|segment| segment.replace("%20", " ").into())
                 .collect(),
             forms: vec![None; segments.len()],
             segments,
             answer: RecordedAnswer {
                 status: 200,
-                json: values.map(|_| "object".to_owned()),
+                json: values.map(|_| "object".into()),
                 members: Vec::new(),
                 item_members: Vec::new(),
                 values: values
                     .unwrap_or_default()
                     .iter()
                     .map(|(pointer, text)| AnswerValue {
-                        pointer: (*pointer).to_owned(),
+                        pointer: (*pointer).into(),
                         in_array: pointer.split('/').any(|token| {
                             !token.is_empty() && token.bytes().all(|byte| byte.is_ascii_digit())
                         }),
-                        text: (*text).to_owned(),
+                        text: (*text).into(),
                     })
                     .collect(),
                 paths: Vec::new(),

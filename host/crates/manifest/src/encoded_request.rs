@@ -141,21 +141,21 @@ mod tests {
 
     fn route(path: &[&str], forms: Vec<Option<SegmentForm>>) -> RecordedRoute {
         RecordedRoute {
-            method: "GET".to_owned(),
-            segments: path.iter().map(|segment| (*segment).to_owned()).collect(),
+            method: "GET".into(),
+            segments: path.iter().map(|segment| (*segment).into()).collect(),
             decoded: path
                 .iter()
-                .map(|segment| segment.replace("%20", " "))
+                .map(|segment| segment.replace("%20", " ").into())
                 .collect(),
             forms,
             answer: RecordedAnswer {
                 status: 200,
-                json: Some("object".to_owned()),
-                members: vec!["id".to_owned(), "title \"é\"".to_owned()],
+                json: Some("object".into()),
+                members: vec!["id".into(), "title \"é\"".into()],
                 values: vec![AnswerValue {
-                    pointer: "/id".to_owned(),
+                    pointer: "/id".into(),
                     in_array: false,
-                    text: "7".to_owned(),
+                    text: "7".into(),
                 }],
                 ..RecordedAnswer::default()
             },

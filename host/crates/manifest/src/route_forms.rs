@@ -31,7 +31,7 @@ use rea_evidence::Refusal;
 use rea_registry::RouteFormHandle;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
-use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::capture::{CaptureRecord, CompactString};
 use rea_plugin_api::contracts::route::{
     AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest, SegmentChange, SegmentForm,
 };
@@ -240,13 +240,16 @@ fn routes_with_forms<T, E>(
     let mut routes = Vec::with_capacity(records.len());
     for (index, record) in records.iter().enumerate() {
         let route = RecordedRoute {
-            method: record.method.as_deref().unwrap_or_default().to_owned(),
+            method: record.method.clone().unwrap_or_default(),
             segments: segments[index]
                 .iter()
-                .map(|segment| (*segment).to_owned())
+                .map(|segment| (*segment).into())
                 .collect(),
             forms: std::mem::take(&mut forms[index]),
-            decoded: decoded[index].clone(),
+            decoded: decoded[index]
+                .iter()
+                .map(|text| text.as_str().into())
+                .collect(),
             answer: responses.with_success_json(index, |json| {
                 recorded_answer(
                     record.response.status,
@@ -325,8 +328,8 @@ fn recorded_answer(status: u16, json: Option<&Value>, spelled: &Spelled<'_>) -> 
         Value::Array(_) => "array",
         _ => "scalar",
     };
-    let mut members: Vec<String> = match json {
-        Value::Object(object) => object.keys().cloned().collect(),
+    let mut members: Vec<CompactString> = match json {
+        Value::Object(object) => object.keys().map(|key| key.as_str().into()).collect(),
         _ => Vec::new(),
     };
     members.sort();
@@ -336,7 +339,7 @@ fn recorded_answer(status: u16, json: Option<&Value>, spelled: &Spelled<'_>) -> 
     collect_paths(json, "", false, 0, spelled.runs, &mut paths);
     RecordedAnswer {
         status,
-        json: Some(kind.to_owned()),
+        json: Some(kind.into()),
         members,
         item_members: item_members(json),
         values,
@@ -362,9 +365,9 @@ fn map_keys(json: &Value, segments: &BTreeSet<&str>) -> Vec<AnswerValue> {
         for name in map.keys().filter(|name| segments.contains(name.as_str())) {
             if keys.len() < MAX_ANSWER_VALUES {
                 keys.push(AnswerValue {
-                    pointer: format!("{pointer}/{}", escape(name)),
+                    pointer: format!("{pointer}/{}", escape(name)).into(),
                     in_array: false,
-                    text: name.clone(),
+                    text: name.as_str().into(),
                 });
             }
         }
@@ -397,9 +400,9 @@ fn collect_paths(
         Value::String(text) => {
             if text.contains('/') && runs.contains(text.as_str()) {
                 paths.push(AnswerValue {
-                    pointer: pointer.to_owned(),
+                    pointer: pointer.into(),
                     in_array,
-                    text: text.clone(),
+                    text: text.as_str().into(),
                 });
             }
             return;
@@ -428,7 +431,7 @@ fn collect_paths(
 }
 
 /// The member names of the objects an answer lists (see [`RecordedAnswer::item_members`]).
-fn item_members(json: &Value) -> Vec<String> {
+fn item_members(json: &Value) -> Vec<CompactString> {
     fn objects(value: &Value) -> Option<&Vec<Value>> {
         value
             .as_array()
@@ -454,7 +457,7 @@ fn item_members(json: &Value) -> Vec<String> {
         .filter_map(Value::as_object)
         .flat_map(|object| object.keys())
         .collect();
-    names.into_iter().cloned().collect()
+    names.into_iter().map(|name| name.as_str().into()).collect()
 }
 
 fn collect_values(
@@ -486,9 +489,9 @@ fn collect_values(
             };
             if spelled.contains(text.as_str()) {
                 values.push(AnswerValue {
-                    pointer: pointer.to_owned(),
+                    pointer: pointer.into(),
                     in_array,
-                    text,
+                    text: text.into(),
                 });
             }
             return;
@@ -693,7 +696,7 @@ mod tests {
         let segments: BTreeSet<&str> = ["pkg", "1.0.0", "latest", "name"].into_iter().collect();
         let keys: Vec<(String, String)> = map_keys(&answer, &segments)
             .into_iter()
-            .map(|key| (key.pointer, key.text))
+            .map(|key| (key.pointer.to_string(), key.text.to_string()))
             .collect();
         assert_eq!(
             keys,
