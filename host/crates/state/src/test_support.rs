@@ -1,7 +1,7 @@
 //! Fixtures the crate's unit tests share (compiled only for them).
 
 use rea_plugin_api::contracts::capture::StartTime;
-use rea_plugin_api::json::Json;
+use rea_plugin_api::json::{Json, Object};
 
 use crate::compound::CompoundDocuments;
 use crate::model::Entity;
@@ -10,6 +10,11 @@ use crate::observation::{Observation, RequestBody};
 /// A JSON text the test writes, parsed (the text is known to be JSON).
 pub(crate) fn parsed_json(text: &str) -> Json {
     Json::parse(text.as_bytes()).expect("JSON")
+}
+
+/// A JSON object text the test writes, parsed (the text is known to be an object).
+pub(crate) fn parsed_object(text: &str) -> Object {
+    parsed_json(text).as_object().expect("an object").clone()
 }
 
 /// An entity of `entity_type`, held in the collection of that name, with these JSON fields.

@@ -89,13 +89,7 @@ fn python_text(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn object(text: &str) -> Object {
-        Json::parse(text.as_bytes())
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .clone()
-    }
+    use crate::test_support::parsed_object as object;
 
     const RECORDED: &str = "2 validation errors for TaskIn\ntitle\n  Field required \
         [type=missing, input_value={'priority': 3}, input_type=dict]";

@@ -248,13 +248,7 @@ fn fitting_members<'a>(plan: &WritePlan, body: &'a Json) -> Option<&'a Object> {
 mod tests {
     use super::*;
 
-    fn object(text: &str) -> Object {
-        Json::parse(text.as_bytes())
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .clone()
-    }
+    use crate::test_support::parsed_object as object;
 
     #[test]
     fn a_nested_member_is_held_only_inside_its_object() {
