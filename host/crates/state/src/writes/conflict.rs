@@ -47,12 +47,9 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
     let mut known = HashMap::new();
     for ordinal in &draft.failed {
         // A failure its answer explains by a member the call left out is no conflict.
-        let omission = draft.plan.omitted.iter().map(|omitted| omitted.ordinal);
-        let keyed = draft.plan.keyed_refusals.iter().map(|keyed| keyed.ordinal);
-        let sets = draft.plan.omitted_sets.iter().map(|set| set.ordinal);
-        if omission
-            .chain(keyed)
-            .chain(sets)
+        if draft
+            .plan
+            .omission_refusals()
             .any(|refused| refused == *ordinal)
         {
             continue;

@@ -440,6 +440,15 @@ pub struct UpsertModel {
 }
 
 impl WritePlan {
+    /// The failed calls its refusals of left-out members answer (one member, a set of them, or
+    /// keyed by them): failures no other refusal or conflict needs to explain.
+    pub fn omission_refusals(&self) -> impl Iterator<Item = u64> + '_ {
+        let omitted = self.omitted.iter().map(|omitted| omitted.ordinal);
+        let sets = self.omitted_sets.iter().map(|set| set.ordinal);
+        let keyed = self.keyed_refusals.iter().map(|keyed| keyed.ordinal);
+        omitted.chain(sets).chain(keyed)
+    }
+
     /// The type it writes, when its target names one.
     pub fn entity_type(&self) -> Option<&str> {
         self.target.as_ref()?.entity_type.as_deref()

@@ -54,22 +54,37 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
 }
 
 /// The failed calls of a create a refusal of a left-out member may explain: refused `400`,
-/// `409` or `422` with an answer, their body one the plan reads members of; each with its
+/// `409` or `422` with a JSON answer, their body one the plan reads members of; each with its
 /// ordinal, the members it sent and the answer.
 pub(super) fn refused_bodies<'a>(
     failed: &'a [u64],
     plan: &'a WritePlan,
     timeline: &'a Timeline,
 ) -> impl Iterator<Item = (u64, &'a Object, &'a Json)> + 'a {
+    refused_calls(failed, plan, timeline)
+        .filter_map(|(ordinal, sent, answer)| Some((ordinal, sent, answer?)))
+}
+
+/// The failed calls of [`refused_bodies`], whatever their answer: its JSON (`None`: a text, or
+/// none).
+pub(super) fn refused_calls<'a>(
+    failed: &'a [u64],
+    plan: &'a WritePlan,
+    timeline: &'a Timeline,
+) -> impl Iterator<Item = (u64, &'a Object, Option<&'a Json>)> + 'a {
     failed.iter().filter_map(move |ordinal| {
         let failed = timeline.get(*ordinal)?;
         if !matches!(failed.status, 400 | 409 | 422) {
             return None;
         }
-        let (RequestBody::Json(body), Some(answer)) = (&failed.request, &failed.body) else {
+        let RequestBody::Json(body) = &failed.request else {
             return None;
         };
-        Some((*ordinal, sent_members(plan, Some(body))?, answer))
+        Some((
+            *ordinal,
+            sent_members(plan, Some(body))?,
+            failed.body.as_ref(),
+        ))
     })
 }
 

@@ -22,7 +22,7 @@ use super::Draft;
 use super::apply::sent_members;
 use super::model::{Effect, InputSpelling, OmittedSet, WritePlan};
 use super::observe::Call as ObservedCall;
-use super::omitted::holds_word;
+use super::omitted::{holds_word, refused_calls};
 use crate::answer::{StateAnswer, StateSource};
 use crate::call::Call;
 use crate::observation::{RequestBody, Timeline};
@@ -46,9 +46,9 @@ pub(super) fn learn(
     if required.is_empty() {
         return;
     }
-    let explained: Vec<u64> = explained_ordinals(&draft.plan);
+    let explained: Vec<u64> = draft.plan.omission_refusals().collect();
     let mut learned: Vec<OmittedSet> = Vec::new();
-    for (ordinal, sent, answer) in failed_bodies(&draft.failed, &draft.plan, timeline) {
+    for (ordinal, sent, answer) in refused_calls(&draft.failed, &draft.plan, timeline) {
         if explained.contains(&ordinal) {
             continue;
         }
@@ -72,37 +72,6 @@ pub(super) fn learn(
         });
     }
     draft.plan.omitted_sets = learned;
-}
-
-/// The failed calls of a create a refusal of left-out members may explain: refused `400`, `409`
-/// or `422`, their body one the plan reads members of; each with its ordinal, the members it
-/// sent and its answer as JSON (`None`: a text, or none).
-fn failed_bodies<'a>(
-    failed: &'a [u64],
-    plan: &'a WritePlan,
-    timeline: &'a Timeline,
-) -> impl Iterator<Item = (u64, &'a Object, Option<&'a Json>)> + 'a {
-    failed.iter().filter_map(move |ordinal| {
-        let failed = timeline.get(*ordinal)?;
-        if !matches!(failed.status, 400 | 409 | 422) {
-            return None;
-        }
-        let RequestBody::Json(body) = &failed.request else {
-            return None;
-        };
-        Some((
-            *ordinal,
-            sent_members(plan, Some(body))?,
-            failed.body.as_ref(),
-        ))
-    })
-}
-
-/// The failures another refusal of the plan already answers.
-fn explained_ordinals(plan: &WritePlan) -> Vec<u64> {
-    let omitted = plan.omitted.iter().map(|omitted| omitted.ordinal);
-    let keyed = plan.keyed_refusals.iter().map(|keyed| keyed.ordinal);
-    omitted.chain(keyed).collect()
 }
 
 /// The required members of a create draft, as paths (`title`, `attributes/title`): the plan's
