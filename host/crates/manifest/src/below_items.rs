@@ -17,39 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::template::{SegmentRule, Token, token};
-
-/// The tokens of a record's path before `position`.
-fn tokens_before<'a>(
-    path: &[&'a str],
-    rules: &[Option<SegmentRule>],
-    position: usize,
-) -> Vec<Token<'a>> {
-    path[..position]
-        .iter()
-        .zip(&rules[..position])
-        .map(|(segment, rule)| token(segment, *rule))
-        .collect()
-}
-
-/// The tokens of a record's path but at `position`.
-fn tokens_but<'a>(
-    path: &[&'a str],
-    rules: &[Option<SegmentRule>],
-    position: usize,
-) -> Vec<Token<'a>> {
-    path.iter()
-        .zip(rules)
-        .enumerate()
-        .filter(|(index, _)| *index != position)
-        .map(|(_, (segment, rule))| token(segment, *rule))
-        .collect()
-}
-
-/// Whether a segment rule is an id rule: a format rule or an opaque token.
-fn is_id_rule(rule: SegmentRule) -> bool {
-    rule.is_format() || rule == SegmentRule::OpaqueToken
-}
+use crate::template::{SegmentRule, Token, is_id_rule, tokens_before, tokens_but};
 
 /// The values each item route's `sibling-variance` parameter took, by the tokens before it (the
 /// parameter is the path's last segment).

@@ -396,6 +396,38 @@ pub(crate) fn token<'a>(segment: &'a str, rule: Option<SegmentRule>) -> Token<'a
     }
 }
 
+/// The tokens of a record's path before `position`.
+pub(crate) fn tokens_before<'a>(
+    path: &[&'a str],
+    rules: &[Option<SegmentRule>],
+    position: usize,
+) -> Vec<Token<'a>> {
+    path[..position]
+        .iter()
+        .zip(&rules[..position])
+        .map(|(segment, rule)| token(segment, *rule))
+        .collect()
+}
+
+/// The tokens of a record's path but at `position`.
+pub(crate) fn tokens_but<'a>(
+    path: &[&'a str],
+    rules: &[Option<SegmentRule>],
+    position: usize,
+) -> Vec<Token<'a>> {
+    path.iter()
+        .zip(rules)
+        .enumerate()
+        .filter(|(index, _)| *index != position)
+        .map(|(_, (segment, rule))| token(segment, *rule))
+        .collect()
+}
+
+/// Whether a segment rule is an id rule: a format rule or an opaque token.
+pub(crate) fn is_id_rule(rule: SegmentRule) -> bool {
+    rule.is_format() || rule == SegmentRule::OpaqueToken
+}
+
 fn apply_sibling_variance(
     segments: &[Vec<&str>],
     state: &mut [Vec<Option<SegmentRule>>],
@@ -409,13 +441,7 @@ fn apply_sibling_variance(
             if state[record][position].is_some() || path[position].is_empty() {
                 continue;
             }
-            let others: Vec<Token<'_>> = path
-                .iter()
-                .zip(&state[record])
-                .enumerate()
-                .filter(|(index, _)| *index != position)
-                .map(|(_, (segment, rule))| token(segment, *rule))
-                .collect();
+            let others = tokens_but(path, &state[record], position);
             sets.entry((path.len(), position, others))
                 .or_default()
                 .entry(path[position])
@@ -474,15 +500,7 @@ fn join_formatted_ids(
     member: usize,
     position: usize,
 ) -> bool {
-    let others = |record: usize| -> Vec<Token<'_>> {
-        segments[record]
-            .iter()
-            .zip(&state[record])
-            .enumerate()
-            .filter(|(index, _)| *index != position)
-            .map(|(_, (segment, rule))| token(segment, *rule))
-            .collect()
-    };
+    let others = |record: usize| tokens_but(&segments[record], &state[record], position);
     let family = others(member);
     let joining: Vec<usize> = (0..segments.len())
         .filter(|record| {
@@ -518,16 +536,10 @@ fn join_token_ids(
             let Some(rule) = state[record][position] else {
                 continue;
             };
-            if !(rule.is_format() || rule == SegmentRule::OpaqueToken) {
+            if !is_id_rule(rule) {
                 continue;
             }
-            let others: Vec<Token<'_>> = path
-                .iter()
-                .zip(&state[record])
-                .enumerate()
-                .filter(|(index, _)| *index != position)
-                .map(|(_, (segment, rule))| token(segment, *rule))
-                .collect();
+            let others = tokens_but(path, &state[record], position);
             families
                 .entry((path.len(), position, others))
                 .or_default()
@@ -564,11 +576,7 @@ fn apply_prefix_variance(segments: &[Vec<&str>], state: &mut [Vec<Option<Segment
     for (record, path) in segments.iter().enumerate() {
         for position in 0..path.len() {
             if state[record][position].is_some() {
-                let before: Vec<Token<'_>> = path[..position]
-                    .iter()
-                    .zip(&state[record][..position])
-                    .map(|(segment, rule)| token(segment, *rule))
-                    .collect();
+                let before = tokens_before(path, &state[record], position);
                 observed
                     .entry((before, position))
                     .or_default()
@@ -582,11 +590,7 @@ fn apply_prefix_variance(segments: &[Vec<&str>], state: &mut [Vec<Option<Segment
             if state[record][position].is_some() || path[position].is_empty() {
                 continue;
             }
-            let before: Vec<Token<'_>> = path[..position]
-                .iter()
-                .zip(&state[record][..position])
-                .map(|(segment, rule)| token(segment, *rule))
-                .collect();
+            let before = tokens_before(path, &state[record], position);
             if observed
                 .get(&(before, position))
                 .is_some_and(|values| values.contains(path[position]))
