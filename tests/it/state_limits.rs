@@ -31,7 +31,7 @@ fn capture_with_a_large_user(bytes: usize) -> Evidence {
     );
     let mut text = Object::new();
     text.insert("kind", Json::String("text".into()));
-    text.insert("text", Json::String(large));
+    text.insert("text", Json::String(large.into()));
     if let Some(Json::Object(response)) = record
         .as_object_mut()
         .and_then(|record| record.get_mut("response"))

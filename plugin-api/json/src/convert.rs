@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::write::escape_pointer_segment;
-use super::{Json, Number, Object, ParseOptions, parse_with};
+use super::{Json, JsonString, Number, Object, ParseOptions, parse_with};
 
 /// Why a [`Json`] value could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +100,7 @@ impl Json {
             serde_json::Value::Number(number) => {
                 Json::Number(Number::from_validated(&number.to_string()))
             }
-            serde_json::Value::String(text) => Json::String(text.clone()),
+            serde_json::Value::String(text) => Json::String(JsonString::from(text.as_str())),
             serde_json::Value::Array(items) => {
                 Json::Array(items.iter().map(Json::from_serde_value).collect())
             }
@@ -148,7 +148,7 @@ fn to_serde(value: &Json, pointer: &mut String) -> Result<serde_json::Value, Con
                 });
             }
         },
-        Json::String(text) => serde_json::Value::String(text.clone()),
+        Json::String(text) => serde_json::Value::String(text.to_string()),
         Json::Array(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {

@@ -20,7 +20,7 @@ use serde::de::{
 use serde::{Deserialize, Deserializer};
 
 use super::convert::ConversionError;
-use super::{Json, Number, Object};
+use super::{Json, JsonString, Number, Object};
 
 /// The member name a number whose lexeme no native number spells is presented under.
 pub const NUMBER_TOKEN: &str = "$rea::json::Number";
@@ -91,11 +91,11 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 
     fn visit_str<E>(self, value: &str) -> Result<Json, E> {
-        Ok(Json::String(value.to_owned()))
+        Ok(Json::String(JsonString::from(value)))
     }
 
     fn visit_string<E>(self, value: String) -> Result<Json, E> {
-        Ok(Json::String(value))
+        Ok(Json::String(JsonString::from(value)))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
@@ -242,7 +242,7 @@ impl<'de> Deserializer<'de> for TreeDeserializer {
             Json::Null => visitor.visit_unit(),
             Json::Bool(value) => visitor.visit_bool(value),
             Json::Number(number) => visit_number(number, visitor),
-            Json::String(text) => visitor.visit_string(text),
+            Json::String(text) => visitor.visit_string(text.into_string()),
             Json::Array(items) => {
                 let mut seq = SeqDeserializer::new(items.into_iter());
                 let value = visitor.visit_seq(&mut seq)?;

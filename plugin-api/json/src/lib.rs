@@ -30,6 +30,7 @@ mod members;
 mod number;
 mod parse;
 mod shared;
+mod text;
 mod text_deserializer;
 mod write;
 
@@ -39,10 +40,11 @@ use key::Key;
 use members::Members;
 pub use number::Number;
 pub use parse::{
-    ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_sharing,
-    parse_streaming, parse_streaming_text, parse_with,
+    ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_shared_text,
+    parse_sharing, parse_streaming, parse_streaming_text, parse_with,
 };
 pub use shared::SharedObjects;
+pub use text::{JsonString, SourceText};
 pub use text_deserializer::from_slice_exact;
 pub use write::{
     CHUNK_BYTES, escape_pointer_segment, unescape_pointer_segment, write_canonical_chunks,
@@ -65,8 +67,8 @@ pub enum Json {
     Bool(bool),
     /// A number, as its original lexeme.
     Number(Number),
-    /// A string.
-    String(String),
+    /// A string (stored compactly, see [`JsonString`]).
+    String(JsonString),
     /// An array.
     Array(Vec<Json>),
     /// An object, members in document order.
@@ -405,13 +407,19 @@ impl From<bool> for Json {
 
 impl From<String> for Json {
     fn from(value: String) -> Self {
-        Json::String(value)
+        Json::String(JsonString::from(value))
     }
 }
 
 impl From<&str> for Json {
     fn from(value: &str) -> Self {
-        Json::String(value.to_owned())
+        Json::String(JsonString::from(value))
+    }
+}
+
+impl From<JsonString> for Json {
+    fn from(value: JsonString) -> Self {
+        Json::String(value)
     }
 }
 

@@ -104,7 +104,7 @@ mod tests {
     use super::*;
 
     fn member(key: &str, value: &str) -> Member {
-        (Key::from(key), Json::String(value.to_owned()))
+        (Key::from(key), Json::String(value.into()))
     }
 
     fn texts(members: &[Member]) -> Vec<(&str, &Json)> {
@@ -137,8 +137,8 @@ mod tests {
         let mut only = shared();
         assert!(only.is_shared());
         let owned = only.owned();
-        let one = Json::String("one".to_owned());
-        let two = Json::String("two".to_owned());
+        let one = Json::String("one".into());
+        let two = Json::String("two".into());
         assert_eq!(texts(owned), [("a", &one), ("b", &two)]);
         let mut empty = Members::default();
         empty.share();

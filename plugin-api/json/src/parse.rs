@@ -6,11 +6,14 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
 
 use super::key::Key;
 use super::number::scan_number;
 use super::write::escape_pointer_segment;
-use super::{BYTE_ORDER_MARK, DEFAULT_MAX_DEPTH, Json, Number, Object, SharedObjects};
+use super::{
+    BYTE_ORDER_MARK, DEFAULT_MAX_DEPTH, Json, JsonString, Number, Object, SharedObjects, SourceText,
+};
 
 /// How strict the reader is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +177,32 @@ pub fn parse_sharing(bytes: &[u8], objects: &mut SharedObjects) -> Result<Json, 
     parse_document(bytes, &ParseOptions::default(), None, Some(objects)).map(|parsed| parsed.0)
 }
 
+/// As [`parse_sharing`], over a shared source text: a long string value read without escapes is
+/// a range of `source`, not a copy (see [`JsonString`]), so the parse holds the source alive as
+/// long as such a string.
+pub fn parse_shared_text(
+    source: &Arc<SourceText>,
+    objects: &mut SharedObjects,
+) -> Result<Json, JsonError> {
+    let text = source.as_str();
+    if text.starts_with('\u{feff}') {
+        return Err(JsonError::new(JsonErrorKind::ByteOrderMark, 0));
+    }
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        max_depth: DEFAULT_MAX_DEPTH,
+        hasher: None,
+        canonical: true,
+        string_limit: usize::MAX,
+        stream: None,
+        objects: Some(objects),
+        source: Some(Arc::clone(source)),
+    };
+    parser.whole_value().map(|(value, _)| value)
+}
+
 /// How [`parse_streaming`] hands over the items of one array.
 pub struct ItemStream<'s> {
     /// Object keys from the root to the array (`["log", "entries"]`).
@@ -272,18 +301,9 @@ fn parse_text<'s>(
         string_limit: usize::MAX,
         stream,
         objects,
+        source: None,
     };
-    parser.skip_whitespace();
-    let track = parser.stream.as_ref().map(|_| 0);
-    let value = parser.value(0, track)?;
-    parser.skip_whitespace();
-    if parser.pos != bytes.len() {
-        return Err(JsonError::new(
-            JsonErrorKind::TrailingCharacters,
-            parser.pos,
-        ));
-    }
-    Ok((value, parser.canonical))
+    parser.whole_value()
 }
 
 /// Objects with at least this many members check duplicate keys through a hash index.
@@ -302,6 +322,8 @@ pub(crate) struct Parser<'a, 's> {
     stream: Option<ItemStream<'s>>,
     /// The table objects are shared through, when the caller gave one.
     objects: Option<&'s mut SharedObjects>,
+    /// The shared text being read, when the caller gave one: long string values are ranges of it.
+    source: Option<Arc<SourceText>>,
 }
 
 impl<'a> Parser<'a, 'static> {
@@ -318,11 +340,24 @@ impl<'a> Parser<'a, 'static> {
             string_limit: usize::MAX,
             stream: None,
             objects: None,
+            source: None,
         }
     }
 }
 
 impl Parser<'_, '_> {
+    /// The document's one value, nothing but whitespace around it; whether it was canonical.
+    fn whole_value(&mut self) -> Result<(Json, bool), JsonError> {
+        self.skip_whitespace();
+        let track = self.stream.as_ref().map(|_| 0);
+        let value = self.value(0, track)?;
+        self.skip_whitespace();
+        if self.pos != self.bytes.len() {
+            return Err(JsonError::new(JsonErrorKind::TrailingCharacters, self.pos));
+        }
+        Ok((value, self.canonical))
+    }
+
     pub(crate) fn skip_whitespace(&mut self) {
         let start = self.pos;
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
@@ -365,7 +400,7 @@ impl Parser<'_, '_> {
             Some(b'{') => self.object(depth + 1, track),
             Some(b'[') if self.streams_here(track) => self.streamed_array(depth + 1),
             Some(b'[') => self.array(depth + 1, track),
-            Some(b'"') => self.string().map(Json::String),
+            Some(b'"') => self.string_value().map(Json::from),
             Some(b't') => self.literal(b"true", Json::Bool(true)),
             Some(b'f') => self.literal(b"false", Json::Bool(false)),
             Some(b'n') => self.literal(b"null", Json::Null),
@@ -583,6 +618,24 @@ impl Parser<'_, '_> {
         let key = self.string();
         self.string_limit = limit;
         key.map(Key::from)
+    }
+
+    /// Reads a string value starting at its opening quote: one without escapes is taken from the
+    /// text as it stands (a range of the shared source when there is one, see [`JsonString`]).
+    fn string_value(&mut self) -> Result<JsonString, JsonError> {
+        let start = self.pos + 1;
+        let stop = find_special(self.bytes, start);
+        if self.bytes.get(stop) != Some(&b'"') {
+            return self.string().map(JsonString::from);
+        }
+        self.pos = stop + 1;
+        if stop - start > self.string_limit {
+            return Ok(JsonString::new());
+        }
+        Ok(match &self.source {
+            Some(source) => JsonString::from_source(source, start..stop),
+            None => JsonString::from(&self.text[start..stop]),
+        })
     }
 
     /// Reads a string starting at its opening quote.

@@ -521,7 +521,7 @@ enum Slot {
 fn take_member(object: &mut Object, key: &str) -> Slot {
     match object.get_mut(key) {
         None => Slot::Absent,
-        Some(Json::String(text)) => Slot::Text(std::mem::take(text)),
+        Some(Json::String(text)) => Slot::Text(std::mem::take(text).into_string()),
         Some(_) => Slot::Null,
     }
 }

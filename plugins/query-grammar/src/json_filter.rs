@@ -785,7 +785,7 @@ fn escaped(text: &str) -> String {
 /// An operator's value as query text: a scalar as written, an array as its comma-separated items.
 fn operand(value: &Json) -> Option<String> {
     match value {
-        Json::String(text) => Some(text.clone()),
+        Json::String(text) => Some(text.to_string()),
         Json::Number(number) => Some(number.as_str().to_owned()),
         Json::Bool(flag) => Some(flag.to_string()),
         Json::Null => Some("null".to_owned()),

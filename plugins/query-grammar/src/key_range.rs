@@ -174,7 +174,7 @@ fn ranged(request: &QueryExpressionRequest) -> bool {
 /// lexeme; `None` for anything else, and for a number when `quoted_only`.
 fn key_text(value: &str, quoted_only: bool) -> Option<String> {
     match parse(value.as_bytes()).ok()? {
-        Json::String(text) => Some(text),
+        Json::String(text) => Some(String::from(text)),
         Json::Number(number) if !quoted_only => Some(number.as_str().to_owned()),
         _ => None,
     }

@@ -103,7 +103,7 @@ pub fn normalized_refusal(refusal: &Refusal) -> Vec<u8> {
 
 fn replace_in_strings(value: &mut Json, from: &str, to: &str) {
     match value {
-        Json::String(text) if text.contains(from) => *text = text.replace(from, to),
+        Json::String(text) if text.contains(from) => *text = text.replace(from, to).into(),
         Json::Array(items) => items
             .iter_mut()
             .for_each(|item| replace_in_strings(item, from, to)),

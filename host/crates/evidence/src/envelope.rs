@@ -144,8 +144,8 @@ impl Evidence {
             .with_data(serde_json::json!({"claimed": claimed, "actual": actual})));
         }
         Ok(Evidence {
-            id: claimed,
-            operation,
+            id: String::from(claimed),
+            operation: String::from(operation),
             body,
         })
     }

@@ -148,7 +148,7 @@ impl Members<'_> {
 /// A map key's text (a flattened struct's members arrive as map entries).
 fn key_name<K: Serialize + ?Sized>(key: &K) -> Result<String, Error> {
     match Json::from_serialize(key).map_err(|error| Error(error.to_string()))? {
-        Json::String(name) => Ok(name),
+        Json::String(name) => Ok(String::from(name)),
         other => Err(Error(format!(
             "a member name is {}, not a string",
             other.type_name()

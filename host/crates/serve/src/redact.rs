@@ -169,13 +169,13 @@ fn redact_json(value: &mut Json) -> bool {
             let mut changed = false;
             for (name, member) in object.iter_mut() {
                 if names_a_credential(name) && holds_value(member) {
-                    *member = Json::String(REDACTED.to_owned());
+                    *member = Json::String(REDACTED.into());
                     changed = true;
                 } else if name == "recorded_query" {
                     if let Json::String(query) = member
                         && let Some(redacted) = redact_query(query)
                     {
-                        *query = redacted;
+                        *query = redacted.into();
                         changed = true;
                     }
                 } else {

@@ -247,7 +247,7 @@ fn decoded_object(terms: &BodyTerms, mut object: Object) -> Option<Object> {
     for field in terms.encodings.keys() {
         if let Some(Json::String(text)) = object.get(field) {
             let decoded = decoded_text(text)?;
-            object.insert(field.clone(), Json::String(decoded));
+            object.insert(field.clone(), Json::String(decoded.into()));
         }
     }
     Some(object)
@@ -297,7 +297,7 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
                         .filter(|token| token.member == member.member)?;
                     object.insert(
                         member.member.clone(),
-                        Json::String(mint_token(token, listed.next_offset)),
+                        Json::String(mint_token(token, listed.next_offset).into()),
                     );
                 }
                 false
@@ -307,7 +307,7 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
                 if !(*omit_zero && listed.matched == 0) {
                     let count = listed.matched.to_string();
                     let value = if *text {
-                        Json::String(count)
+                        Json::String(count.into())
                     } else {
                         rea_plugin_api::json::parse(count.as_bytes()).ok()?
                     };
@@ -448,7 +448,7 @@ mod tests {
     fn member(name: &str, presence: EnvelopePresence) -> BodyEnvelopeMember {
         BodyEnvelopeMember {
             member: name.to_owned(),
-            value: Json::String("x".to_owned()),
+            value: Json::String("x".into()),
             presence,
         }
     }

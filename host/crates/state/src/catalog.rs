@@ -708,7 +708,7 @@ fn add_expansion_argument(
     };
     let description = format!(
         "Query parameter: {} shows each referenced item's members beside its reference, as the recorded item reads of this application did",
-        Json::String(rule.value.clone()).to_canonical_string()
+        Json::String(rule.value.clone().into()).to_canonical_string()
     );
     add_query_argument(&rule.parameter, description, schema);
 }
@@ -926,7 +926,7 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
             let value = member.fixed.as_ref()?;
             Some(format!(
                 "{} only {}",
-                Json::String(name.clone()).to_canonical_string(),
+                Json::String(name.clone().into()).to_canonical_string(),
                 value.to_canonical_string()
             ))
         })
@@ -1026,7 +1026,7 @@ fn write_phrase(plan: &WritePlan) -> String {
             } else {
                 "updates"
             },
-            Json::String(selected.map_or_else(String::new, |by| by.list_tool.clone()))
+            Json::from(selected.map_or_else(String::new, |by| by.list_tool.clone()))
                 .to_canonical_string()
         ),
         (Effect::Create, _, _) => format!(
@@ -1039,7 +1039,7 @@ fn write_phrase(plan: &WritePlan) -> String {
         (Effect::Delete, true, _) => "deletes every entity the body names".to_owned(),
         (Effect::Update, _, Some(action)) => format!(
             "applies the {} action to the entity the path names",
-            Json::String(action.clone()).to_canonical_string()
+            Json::String(action.clone().into()).to_canonical_string()
         ),
         (Effect::Update, _, None) => "updates the entity the path names".to_owned(),
         (Effect::Delete, _, None) | (Effect::Delete, _, Some(_)) => {
@@ -1059,7 +1059,7 @@ fn write_phrase(plan: &WritePlan) -> String {
     match &plan.inferred_from {
         Some(source) => format!(
             "applied to the environment state: {what}; inferred: carried over from the confirmed write {} on a sibling collection, never recorded on this one",
-            Json::String(source.clone()).to_canonical_string()
+            Json::String(source.clone().into()).to_canonical_string()
         ),
         None => format!("applied to the environment state: {what}"),
     }
@@ -1070,7 +1070,7 @@ fn write_phrase(plan: &WritePlan) -> String {
 fn inferred_read_phrase(source: &str) -> String {
     format!(
         "inferred: carried over from the recorded read {} on another path, never recorded on this one",
-        Json::String(source.to_owned()).to_canonical_string()
+        Json::String(source.into()).to_canonical_string()
     )
 }
 

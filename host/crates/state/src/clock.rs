@@ -51,7 +51,7 @@ pub fn respell(
     if clock.spelling.zone != zone && !(clock.spelling.is_utc() && target.is_utc()) {
         return None;
     }
-    date::spell(clock.instant()?, &target).map(rea_plugin_api::json::Json::String)
+    date::spell(clock.instant()?, &target).map(rea_plugin_api::json::Json::from)
 }
 
 #[cfg(test)]

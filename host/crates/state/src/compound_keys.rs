@@ -51,7 +51,7 @@ pub struct KeyedLinkage {
 /// A scalar's text (a string's own, a number's lexeme).
 fn text(value: &Json) -> Option<String> {
     match value {
-        Json::String(text) => Some(text.clone()),
+        Json::String(text) => Some(text.to_string()),
         Json::Number(number) => Some(number.as_str().to_owned()),
         _ => None,
     }
@@ -155,7 +155,7 @@ fn learn_one(
         .find(|(_, value)| value.as_str() == Some(first_entity.id.as_str()))
         .map(|(key, _)| key.to_owned())?;
     let mut identifier = (*first_identifier).clone();
-    identifier.insert(id_member.as_str(), Json::String(String::new()));
+    identifier.insert(id_member.as_str(), Json::from(String::new()));
     let owner: Object = pairs[0]
         .0
         .iter()
@@ -306,7 +306,7 @@ impl KeyedLinkage {
         let identifier = |id: String| {
             let mut identifier = self.identifier.clone();
             if let Json::Object(object) = &mut identifier {
-                object.insert(self.id_member.as_str(), Json::String(id));
+                object.insert(self.id_member.as_str(), Json::String(id.into()));
             }
             identifier
         };

@@ -52,8 +52,8 @@ pub fn integer(value: &Json) -> Option<(i128, bool)> {
 pub fn spelled_like(value: i128, like: &Json) -> Json {
     let text = value.to_string();
     match like {
-        Json::String(_) => Json::String(text),
-        _ => Number::from_lexeme(&text).map_or(Json::String(text), Json::Number),
+        Json::String(_) => Json::String(text.into()),
+        _ => Number::from_lexeme(&text).map_or(Json::String(text.into()), Json::Number),
     }
 }
 

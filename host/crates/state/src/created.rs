@@ -187,7 +187,7 @@ fn echoing_member(body: &Json, id: &str) -> Option<String> {
 /// A string's text or a number's lexeme.
 fn scalar_text(value: &Json) -> Option<String> {
     match value {
-        Json::String(text) => Some(text.clone()),
+        Json::String(text) => Some(text.to_string()),
         Json::Number(number) => Some(number.as_str().to_owned()),
         _ => None,
     }

@@ -49,11 +49,11 @@ impl DigestQuery {
         let object = entity.as_object_mut()?;
         object.insert(
             self.digest_member.clone(),
-            Json::String(rea_evidence::sha256_hex(text.as_bytes())),
+            Json::from(rea_evidence::sha256_hex(text.as_bytes())),
         );
         object.insert(
             self.algorithm.0.clone(),
-            Json::String(self.algorithm.1.clone()),
+            Json::String(self.algorithm.1.clone().into()),
         );
         Some(())
     }

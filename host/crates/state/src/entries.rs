@@ -217,7 +217,7 @@ fn self_names(read: &Observation) -> Vec<(String, String)> {
         .flat_map(|(_, object)| object.iter())
         .filter_map(|(member, text)| match text {
             Json::String(text) if prefix_before(&path, text).is_some() => {
-                Some((text.clone(), member.to_owned()))
+                Some((text.to_string(), member.to_owned()))
             }
             _ => None,
         })
@@ -251,7 +251,7 @@ fn collect_entries(
             if in_array {
                 for (member, text) in object.iter() {
                     let Json::String(text) = text else { continue };
-                    let key = (text.clone(), member.to_owned());
+                    let key = (text.to_string(), member.to_owned());
                     if !keep(&key) {
                         continue;
                     }
@@ -344,7 +344,7 @@ fn candidates<'r>(read: &'r Observation, path_members: &BTreeSet<&str>) -> Vec<C
             found.push(Candidate {
                 pointer: pointer.clone(),
                 member: member.to_owned(),
-                text: text.clone(),
+                text: text.to_string(),
                 object,
                 prefix,
             });

@@ -64,7 +64,7 @@ pub fn value(object: &Json, identity: &str) -> Option<Cow<'static, Json>> {
         }
         text.push_str(&scalar_text(object.get(member)?)?);
     }
-    Some(Cow::Owned(Json::String(text)))
+    Some(Cow::Owned(Json::String(text.into())))
 }
 
 /// The texts naming an entity in an envelope: its identity's text, then, for a fused identity,
@@ -121,7 +121,7 @@ mod tests {
     fn a_fused_identity_is_its_members_texts_joined() {
         let row = parsed_json(r#"{"task_id": 5, "tag": "release"}"#);
         let value = value(&row, "{task_id},{tag}").expect("fused");
-        assert_eq!(*value, Json::String("5,release".to_owned()));
+        assert_eq!(*value, Json::String("5,release".into()));
         // A member missing, or an identity naming one member: no fused value.
         assert!(super::value(&parsed_json(r#"{"task_id": 5}"#), "{task_id},{tag}").is_none());
         assert!(super::value(&row, "task_id").is_none());

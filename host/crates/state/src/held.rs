@@ -397,7 +397,7 @@ impl SortKey {
             Some(Json::Bool(flag)) => Some(Self::Bool(*flag)),
             // `+ 0.0` makes `-0.0` the `0.0` it compares equal to.
             Some(Json::Number(number)) => number.lossless_f64().map(|x| Self::Number(x + 0.0)),
-            Some(Json::String(text)) => Some(Self::Text(text.clone())),
+            Some(Json::String(text)) => Some(Self::Text(text.to_string())),
             Some(Json::Array(_) | Json::Object(_)) => None,
         }
     }

@@ -510,7 +510,7 @@ impl InverseLink {
             EntryForm::Bare { numeric: true } => Json::parse(child.id.as_bytes())
                 .ok()
                 .filter(|id| matches!(id, Json::Number(_))),
-            EntryForm::Bare { numeric: false } => Some(Json::String(child.id.clone())),
+            EntryForm::Bare { numeric: false } => Some(Json::String(child.id.clone().into())),
             EntryForm::Embedded { keys, id_key } => {
                 let mut entry = Object::new();
                 for key in keys {

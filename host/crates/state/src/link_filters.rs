@@ -112,7 +112,7 @@ pub fn joined_name<'n>(name: &'n str, objects: &[&Object]) -> Option<(&'n str, &
 pub fn linked_ids(value: &Json) -> Option<Vec<String>> {
     fn one(value: &Json) -> Option<String> {
         match value {
-            Json::String(text) => Some(text.clone()),
+            Json::String(text) => Some(text.to_string()),
             Json::Number(number) => Some(number.as_str().to_owned()),
             Json::Object(object) => one(object.get("id")?).filter(|_| {
                 object
@@ -222,10 +222,10 @@ fn link_value(object: &Object, link: &LinkField, targets: &Targets<'_>) -> Optio
     for linked in ids {
         let id = targets.id_of(&linked).map_or(linked.clone(), str::to_owned);
         if let Some(Some(key)) = targets.keys.get(id.as_str()) {
-            texts.push(Json::String((*key).to_owned()));
+            texts.push(Json::from(*key));
         }
         if !link.key_only {
-            texts.push(Json::String(id));
+            texts.push(Json::String(id.into()));
         }
     }
     Some(Json::Array(texts))

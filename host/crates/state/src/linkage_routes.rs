@@ -313,7 +313,7 @@ impl LinkageRoute {
                     parent.fields.pointer(&pointer)?.as_str()?.to_owned()
                 }
             };
-            *crate::render::pointer_mut(&mut body, member)? = Json::String(text);
+            *crate::render::pointer_mut(&mut body, member)? = Json::String(text.into());
         }
         Some(body)
     }

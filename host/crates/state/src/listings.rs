@@ -282,7 +282,7 @@ fn collect_listed(
             if let (Some(Json::String(text)), Some(Json::Array(_))) =
                 (object.get(member), object.get(children))
             {
-                listed.insert(text.clone());
+                listed.insert(text.to_string());
             }
             if depth < MAX_LISTING_DEPTH {
                 for (_, child) in object.iter() {

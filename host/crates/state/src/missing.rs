@@ -86,18 +86,18 @@ fn rename_in(value: &mut Json, renamed: &[(String, String)]) {
         Json::String(text) => {
             for (from, to) in renamed {
                 if text == from {
-                    *text = to.clone();
+                    *text = to.clone().into();
                     return;
                 }
             }
             for (from, to) in renamed {
-                *text = replace_tokens(text, from, to);
+                *text = replace_tokens(text, from, to).into();
             }
         }
         Json::Number(number) => {
             if let Some((_, to)) = renamed.iter().find(|(from, _)| from == number.as_str()) {
-                *value =
-                    Number::from_lexeme(to).map_or_else(|| Json::String(to.clone()), Json::Number);
+                *value = Number::from_lexeme(to)
+                    .map_or_else(|| Json::String(to.clone().into()), Json::Number);
             }
         }
         Json::Array(items) => items.iter_mut().for_each(|item| rename_in(item, renamed)),
@@ -203,7 +203,7 @@ pub(crate) fn renamed_answer(
         Some(json) => json.clone(),
         None => match &recorded.body {
             ReplayBody::Text(text) if recorded.replay.body_encoding == BodyEncoding::Utf8 => {
-                Json::String(text.to_string())
+                Json::String(text.as_ref().into())
             }
             _ => return recording_answer(recorded, source),
         },

@@ -22,6 +22,7 @@
 //! bodies are the derivation's largest holding (issue 17).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rea_manifest::catalog::{is_query_post, is_safe_method};
 use rea_manifest::media::is_json_like;
@@ -581,7 +582,15 @@ fn parse_body(
     if !is_json_like(media_type) {
         return (None, size);
     }
-    let Ok(value) = json::parse_sharing(&bytes, objects) else {
+    // A text body is the parse's source: its long strings are ranges of the recorded text, which
+    // the records hold anyway, not copies of it (issue 17).
+    let parsed = match body {
+        Body::Text { text } => {
+            json::parse_shared_text(&json::SourceText::new(Arc::clone(text)), objects)
+        }
+        _ => json::parse_sharing(&bytes, objects),
+    };
+    let Ok(value) = parsed else {
         return (None, size);
     };
     if first_inexact_number(&value).is_some() {

@@ -249,13 +249,12 @@ impl PageEnd<'_> {
             CursorForm::Last if self.sort_fields().is_empty() => {
                 crate::query::field_value(last, key).cloned()
             }
-            CursorForm::Last => Some(Json::String(text)),
+            CursorForm::Last => Some(Json::String(text.into())),
             _ if !self.remaining => Some(Json::Null),
-            CursorForm::Next => Some(Json::String(text)),
-            CursorForm::NextLink { prefix } => Some(Json::String(format!(
-                "{prefix}?{}",
-                self.query(name, &text)
-            ))),
+            CursorForm::Next => Some(Json::String(text.into())),
+            CursorForm::NextLink { prefix } => {
+                Some(Json::from(format!("{prefix}?{}", self.query(name, &text))))
+            }
             CursorForm::PageLinks { .. } => None,
         }
     }
@@ -364,7 +363,7 @@ impl PageEnd<'_> {
             let entry = crate::render::with_value_at(
                 relation.template.clone(),
                 &relation.link,
-                Json::String(link),
+                Json::String(link.into()),
             );
             links.insert(relation.key.clone(), entry);
         }
@@ -466,7 +465,7 @@ fn echo_entry(
     crate::render::with_value_at(
         relation.template.clone(),
         &relation.link,
-        Json::String(link),
+        Json::String(link.into()),
     )
 }
 
@@ -1082,7 +1081,7 @@ fn link_parts(entry: &Json, (name, size_name): (&str, &str)) -> Option<Option<Li
 fn entry_link(entry: &Json) -> Option<Option<(String, String)>> {
     match entry {
         Json::Null => Some(None),
-        Json::String(text) => Some(Some((String::new(), text.clone()))),
+        Json::String(text) => Some(Some((String::new(), text.to_string()))),
         _ => {
             let mut texts = Vec::new();
             link_texts(entry, "", &mut texts);
@@ -1097,7 +1096,7 @@ fn entry_link(entry: &Json) -> Option<Option<(String, String)>> {
 /// The string leaves of a value holding a query (`?`), with their pointers.
 fn link_texts(value: &Json, at: &str, found: &mut Vec<(String, String)>) {
     match value {
-        Json::String(text) if text.contains('?') => found.push((at.to_owned(), text.clone())),
+        Json::String(text) if text.contains('?') => found.push((at.to_owned(), text.to_string())),
         Json::Object(object) => {
             for (key, member) in object.iter() {
                 let pointer = format!("{at}/{}", rea_plugin_api::json::escape_pointer_segment(key));

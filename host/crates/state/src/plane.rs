@@ -196,8 +196,10 @@ fn read_file_part(file: &rea_plugin_api::json::Object) -> Result<AddPart, DataPl
         }
     }
     match (file.get("bytes"), file.get("uri")) {
-        (Some(Json::String(bytes)), None) => Ok(AddPart::Inline(InlinePart::Bytes(bytes.clone()))),
-        (None, Some(Json::String(uri))) => Ok(AddPart::Uri(uri.clone())),
+        (Some(Json::String(bytes)), None) => {
+            Ok(AddPart::Inline(InlinePart::Bytes(bytes.to_string())))
+        }
+        (None, Some(Json::String(uri))) => Ok(AddPart::Uri(uri.to_string())),
         (Some(_), Some(_)) => Err(invalid("`file` carries either `bytes` or `uri`, not both")),
         _ => Err(invalid(
             "`file` must carry `bytes` (base64) or `uri` as a string",

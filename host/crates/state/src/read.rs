@@ -2468,7 +2468,7 @@ impl StateService {
                 continue;
             };
             if let Some(slot) = crate::render::pointer_mut(body, &member.pointer) {
-                *slot = Json::String(crate::query_echo::render(echo, sent));
+                *slot = Json::from(crate::query_echo::render(echo, sent));
             }
         }
     }

@@ -219,7 +219,7 @@ impl RelatedRoute {
                     related.fields.pointer(pointer)?.as_str()?.to_owned()
                 }
             };
-            *crate::render::pointer_mut(&mut body, member)? = Json::String(text);
+            *crate::render::pointer_mut(&mut body, member)? = Json::String(text.into());
         }
         Some(body)
     }

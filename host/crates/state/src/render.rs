@@ -211,7 +211,7 @@ pub fn set_counter(envelope: &mut Json, pointer: &str, count: usize) {
         Json::Number(_) => *slot = Json::Number(Number::from(count as u64)),
         Json::String(text) => {
             let width = text.len();
-            *slot = Json::String(format!("{count:0width$}"));
+            *slot = Json::from(format!("{count:0width$}"));
         }
         _ => {}
     }
@@ -245,7 +245,7 @@ pub fn counts_canonically(value: &Json, count: usize) -> bool {
 /// null.
 pub fn scalar_text(value: &Json) -> Option<String> {
     match value {
-        Json::String(text) => Some(text.clone()),
+        Json::String(text) => Some(text.to_string()),
         Json::Number(number) => Some(number.as_str().to_owned()),
         Json::Bool(flag) => Some(flag.to_string()),
         _ => None,

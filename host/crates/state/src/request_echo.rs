@@ -121,7 +121,7 @@ pub(crate) fn string_pointers(object: &Object) -> Vec<(String, &str)> {
 pub fn apply(body: &mut Json, pointer: &str, line: String) -> Option<()> {
     let (parent, name) = pointer.rsplit_once('/')?;
     let parent = crate::render::pointer_mut(body, parent)?.as_object_mut()?;
-    parent.insert(name, Json::String(line));
+    parent.insert(name, Json::String(line.into()));
     Some(())
 }
 

@@ -228,7 +228,7 @@ pub fn body_members(text: &[u8]) -> Option<BTreeMap<String, String>> {
 /// A scalar's spelling in a query (strings and numbers only).
 fn spelled(value: &Json) -> Option<String> {
     match value {
-        Json::String(text) => Some(text.clone()),
+        Json::String(text) => Some(text.to_string()),
         Json::Number(number) => number.as_i64().map(|value| value.to_string()),
         _ => None,
     }
@@ -516,7 +516,7 @@ fn node_roles(
 ) -> Vec<(String, NodeRole)> {
     node.iter()
         .map(|(name, value)| {
-            let sent = body.get(name).map(|sent| Json::String(sent.clone()));
+            let sent = body.get(name).map(|sent| Json::String(sent.clone().into()));
             let role = if name == listing.member {
                 NodeRole::Named
             } else if integer(value) == Some(next) {
@@ -660,9 +660,9 @@ impl TreeClass {
         let mut node = Object::with_capacity(self.node.len());
         for (name, role) in &self.node {
             let value = match role {
-                NodeRole::Named => Json::String(text.clone()),
+                NodeRole::Named => Json::String(text.clone().into()),
                 NodeRole::Counter => Json::from(next),
-                NodeRole::Sent(member) => Json::String(call.body.get(member)?.clone()),
+                NodeRole::Sent(member) => Json::from(call.body.get(member)?.clone()),
                 NodeRole::Kept(member) => previous.as_ref()?.get(member)?.clone(),
                 NodeRole::Constant(value) => value.clone(),
             };

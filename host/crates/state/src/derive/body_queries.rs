@@ -594,7 +594,7 @@ fn counting(read: &[Recorded], name: &str, counts: &[Counts]) -> Option<Envelope
             continue;
         };
         let (spelled, is_text) = match value {
-            Json::String(spelled) => (spelled.clone(), true),
+            Json::String(spelled) => (spelled.to_string(), true),
             Json::Number(_) => (value.to_canonical_string(), false),
             _ => return None,
         };

@@ -199,7 +199,7 @@ mod tests {
     fn token_member() -> BodyEnvelopeMember {
         BodyEnvelopeMember {
             member: "next".to_owned(),
-            value: Json::String("eyJvZmZzZXQiOiAyfQ==".to_owned()),
+            value: Json::String("eyJvZmZzZXQiOiAyfQ==".into()),
             presence: EnvelopePresence::Paged,
         }
     }

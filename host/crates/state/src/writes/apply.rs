@@ -1124,7 +1124,7 @@ fn name_added(
             "conflict",
             format!(
                 "the state already lists {}",
-                Json::String(name).to_canonical_string()
+                Json::String(name.into()).to_canonical_string()
             ),
         ));
     };
@@ -1408,9 +1408,9 @@ impl Applying<'_, '_> {
             let value = if path.number {
                 rea_plugin_api::json::Number::from_lexeme(&text)
                     .map(Json::Number)
-                    .unwrap_or(Json::String(text))
+                    .unwrap_or(Json::String(text.into()))
             } else {
-                Json::String(text)
+                Json::String(text.into())
             };
             object.insert(field.clone(), value);
         }
@@ -1501,7 +1501,7 @@ impl Applying<'_, '_> {
         let segments = &self.input.segments[..collection_segments.min(self.input.segments.len())];
         let parent = super::parent_create::parent_path(segments, below.parent_at);
         for member in &below.members {
-            let spelled = Json::String(format!("{parent}/{id}"));
+            let spelled = Json::from(format!("{parent}/{id}"));
             set_pointer(fields, &super::explain::pointer_of(member), spelled);
         }
     }
@@ -1519,7 +1519,7 @@ impl Applying<'_, '_> {
                 "invalid_arguments",
                 format!(
                     "the created entity has no identity {}",
-                    Json::String(identity.to_owned()).to_canonical_string()
+                    Json::String(identity.into()).to_canonical_string()
                 ),
             ));
         };
@@ -1528,7 +1528,7 @@ impl Applying<'_, '_> {
                 "conflict",
                 format!(
                     "the state already holds {} in {collection}",
-                    Json::String(id).to_canonical_string()
+                    Json::String(id.into()).to_canonical_string()
                 ),
             ));
         }
@@ -1688,8 +1688,8 @@ impl Applying<'_, '_> {
                 "invalid_arguments",
                 format!(
                     "the entity this call creates would be named {} where its path names {}",
-                    Json::String(named.unwrap_or_default().to_owned()).to_canonical_string(),
-                    Json::String(id).to_canonical_string()
+                    Json::String(named.unwrap_or_default().into()).to_canonical_string(),
+                    Json::String(id.into()).to_canonical_string()
                 ),
             ));
         }
@@ -1904,7 +1904,7 @@ fn check_keyed(
                 "not_found",
                 format!(
                     "the body names an entity the state does not hold ({} of {collection})",
-                    Json::String(id.cloned().unwrap_or_default()).to_canonical_string()
+                    Json::from(id.cloned().unwrap_or_default()).to_canonical_string()
                 ),
             )),
             None => Ok(()),

@@ -121,7 +121,7 @@ mod tests {
         let rendered = render(served, "/data", &echoes);
         assert_eq!(
             rendered.pointer("/links/self"),
-            Some(&Json::String("/items/3/".to_owned()))
+            Some(&Json::String("/items/3/".into()))
         );
     }
 

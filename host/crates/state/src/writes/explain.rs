@@ -1238,7 +1238,7 @@ mod tests {
         let entity = entity.as_object().expect("object");
         let sent: Json = parse(br#"{"author": "4", "content": "Hi"}"#).expect("json");
         let sent = sent.as_object().expect("object");
-        let text = |value: &str| Json::String(value.to_owned());
+        let text = |value: &str| Json::String(value.into());
         assert!(shows_nested(entity, &text("4"), sent));
         assert!(shows_nested(entity, &text("Hi"), sent));
         // A top-level member is no nested leaf; an absent value and an empty one are not shown.

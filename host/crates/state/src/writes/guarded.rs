@@ -359,7 +359,7 @@ fn scalar_pointers(value: &Json, at: &str) -> Vec<String> {
 
 /// What a guarded batch's body takes, for its tool's input schema.
 pub fn described(model: &GuardedModel) -> String {
-    let quoted = |name: &str| Json::String(name.to_owned()).to_canonical_string();
+    let quoted = |name: &str| Json::String(name.into()).to_canonical_string();
     let wrappers: Vec<String> = model.wrappers.keys().map(|name| quoted(name)).collect();
     let mut text = format!(
         "Request body, applied to the environment state: a list of sub-requests in {}, each an object with one member ({}) holding that write's body",

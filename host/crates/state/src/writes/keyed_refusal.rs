@@ -268,7 +268,7 @@ mod tests {
             ordinal: 1,
             path: Vec::new(),
             errors: (errors.iter())
-                .map(|(name, text)| ((*name).to_owned(), Json::String((*text).to_owned())))
+                .map(|(name, text)| ((*name).to_owned(), Json::from(*text)))
                 .collect(),
             unkeyed: Vec::new(),
             inferred_from: None,
@@ -277,7 +277,7 @@ mod tests {
         let people = refusal(&[("name", "required")]);
         assert_eq!(
             one_error([&tasks, &people].into_iter()),
-            Some(Json::String("required".to_owned()))
+            Some(Json::String("required".into()))
         );
         let own = refusal(&[("name", "A person needs a name")]);
         assert_eq!(one_error([&tasks, &own].into_iter()), None, "texts differ");
@@ -290,8 +290,8 @@ mod tests {
             ordinal: 1,
             path: Vec::new(),
             errors: vec![
-                ("title".to_owned(), Json::String("required".to_owned())),
-                ("project".to_owned(), Json::String("needed".to_owned())),
+                ("title".to_owned(), Json::String("required".into())),
+                ("project".to_owned(), Json::String("needed".into())),
             ],
             unkeyed: names(&["email"]),
             inferred_from: None,

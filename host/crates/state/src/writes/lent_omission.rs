@@ -168,7 +168,7 @@ fn holds_text(answer: &Json, word: &str) -> bool {
 fn replace_path(answer: &mut Json, from: &str, to: &str) {
     let is_path = |c: char| c.is_alphanumeric() || matches!(c, '/' | '_' | '-' | '.');
     match answer {
-        Json::String(text) => *text = replace_bounded(text, from, to, is_path),
+        Json::String(text) => *text = replace_bounded(text, from, to, is_path).into(),
         Json::Array(items) => items
             .iter_mut()
             .for_each(|item| replace_path(item, from, to)),

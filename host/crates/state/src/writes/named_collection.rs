@@ -51,7 +51,7 @@ pub fn with_name(names: &Json, name: &str, placement: NamePlacement) -> Option<J
         NamePlacement::Sorted => listed.partition_point(|held| held.as_str() < name),
     };
     listed.insert(at, name.to_owned());
-    Some(Json::Array(listed.into_iter().map(Json::String).collect()))
+    Some(Json::Array(listed.into_iter().map(Json::from).collect()))
 }
 
 /// The strings of an array holding only strings.

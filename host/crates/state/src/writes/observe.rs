@@ -1552,7 +1552,7 @@ pub(super) fn first_shown_after(
 /// Whether a request names an entity: its id is one of the path's segments (decoded), or a
 /// string its JSON body holds (as a value or a key).
 fn names_entity((segments, body): (&[CompactString], &RequestBody), id: &str) -> bool {
-    let quoted = Json::String(id.to_owned()).to_canonical_string();
+    let quoted = Json::String(id.into()).to_canonical_string();
     segments.iter().any(|segment| decoded(segment) == id)
         || matches!(body, RequestBody::Json(body)
             if body.to_canonical_string().contains(&quoted))

@@ -224,7 +224,7 @@ pub(super) fn rename_member(answer: &mut Json, from: &str, to: &str, others: &[&
             if !holds_word(text, from) || others.iter().any(|other| holds_word(text, other)) {
                 return false;
             }
-            *text = replace_words(text, from, to);
+            *text = replace_words(text, from, to).into();
             true
         }
         Json::Array(items) => items.iter_mut().fold(false, |renamed, item| {
@@ -274,9 +274,9 @@ mod tests {
         let answer = Json::Object(Object::from_iter([
             (
                 "error".to_owned(),
-                Json::String("NOT NULL constraint failed: tasks.title".to_owned()),
+                Json::String("NOT NULL constraint failed: tasks.title".into()),
             ),
-            ("status".to_owned(), Json::String("400".to_owned())),
+            ("status".to_owned(), Json::String("400".into())),
         ]));
         assert!(names_word(&answer, "title"));
         assert!(!names_word(&answer, "task"), "part of a word");
@@ -306,7 +306,7 @@ mod tests {
             answer.to_canonical_string(),
             r#"{"message":"validation error","validation_errors":[{"message":"'title' is a required property","validator_value":"['title', 'original_url']"}]}"#
         );
-        let mut unnamed = Json::String("validation error".to_owned());
+        let mut unnamed = Json::String("validation error".into());
         assert!(!rename_member(
             &mut unnamed,
             "original_url",

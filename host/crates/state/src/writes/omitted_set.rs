@@ -165,7 +165,7 @@ fn answer_texts(
 /// Every string value (not key) of a JSON value.
 fn strings_of(value: &Json, texts: &mut Vec<String>) {
     match value {
-        Json::String(text) => texts.push(text.clone()),
+        Json::String(text) => texts.push(text.to_string()),
         Json::Array(items) => items.iter().for_each(|item| strings_of(item, texts)),
         Json::Object(members) => members.iter().for_each(|(_, item)| strings_of(item, texts)),
         _ => {}

@@ -689,9 +689,9 @@ fn updated(
         Json::parse(id.as_bytes())
             .ok()
             .filter(|value| matches!(value, Json::Number(_)))
-            .unwrap_or(Json::String(id))
+            .unwrap_or(Json::String(id.into()))
     } else {
-        Json::String(id)
+        Json::String(id.into())
     };
     let mut after = parent.clone();
     set_pointer(&mut after.fields, &member, value);
@@ -818,7 +818,7 @@ fn respelled(text: &str, (was, now): (&Json, &Json), (recorded, served): (&str, 
     if let Some(pointer) = string_pointer(was, text, "")
         && let Some(Json::String(served)) = now.pointer(&pointer)
     {
-        return served.clone();
+        return served.to_string();
     }
     match text.strip_suffix(recorded) {
         Some(start) if !recorded.is_empty() => format!("{start}{served}"),
@@ -848,7 +848,7 @@ fn string_pointer(value: &Json, text: &str, at: &str) -> Option<String> {
 /// Every string of a value passed through `respell`.
 fn rewrite_strings(value: &Json, respell: &dyn Fn(&str) -> String) -> Json {
     match value {
-        Json::String(text) => Json::String(respell(text)),
+        Json::String(text) => Json::String(respell(text).into()),
         Json::Object(object) => {
             let mut out = Object::new();
             for (key, member) in object.iter() {

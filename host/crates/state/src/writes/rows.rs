@@ -72,7 +72,7 @@ pub(super) fn learn_shown_rows(
                     };
                     let key = after
                         .and_then(|after| identity_value_of(after, identity))
-                        .unwrap_or_else(|| Json::String(target.id.clone()));
+                        .unwrap_or_else(|| Json::String(target.id.clone().into()));
                     (key, after)
                 })
                 .collect();

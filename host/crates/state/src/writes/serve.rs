@@ -64,7 +64,7 @@ pub fn accepted_members(plan: &WritePlan) -> String {
         .map(|(name, member)| {
             let mut text = format!(
                 "{} ({}",
-                Json::String(name.clone()).to_canonical_string(),
+                Json::String(name.clone().into()).to_canonical_string(),
                 member.types.join(" or ")
             );
             if member.required {
@@ -282,7 +282,7 @@ fn check_bulk(
             plan,
             &format!(
                 "the body sends {} beside the array at {:?}, which the recorded calls never sent there",
-                Json::String(name.to_owned()).to_canonical_string(),
+                Json::String(name.into()).to_canonical_string(),
                 layout.pointer
             ),
         ));
@@ -326,7 +326,7 @@ fn check_members(
     members: &Object,
 ) -> Result<(), StateAnswer> {
     for (name, value) in members.iter() {
-        let quoted = Json::String(name.to_owned()).to_canonical_string();
+        let quoted = Json::String(name.into()).to_canonical_string();
         let Some(member) = model.members.get(name) else {
             if model.open {
                 continue;
@@ -364,7 +364,7 @@ fn check_members(
                 plan,
                 &format!(
                     "the member {} is required: every recorded call sent it",
-                    Json::String(name.clone()).to_canonical_string()
+                    Json::String(name.clone().into()).to_canonical_string()
                 ),
             ));
         }
@@ -765,7 +765,7 @@ fn written_answer(
                     "incomplete_entity",
                     format!(
                         "the written entity lacks the member {} every recorded answer of this write carried; send it",
-                        Json::String(member).to_canonical_string()
+                        Json::String(member.into()).to_canonical_string()
                     ),
                 );
             }

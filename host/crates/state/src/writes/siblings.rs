@@ -716,7 +716,7 @@ mod tests {
             .insert("createdAt".to_owned(), Json::from(0i64));
         model
             .constants
-            .insert("body".to_owned(), Json::String("x".to_owned()));
+            .insert("body".to_owned(), Json::String("x".into()));
         // The sibling stores `body` as a string, `createdAt` as a string too.
         let stores: BTreeMap<String, BTreeSet<String>> = ["body", "createdAt"]
             .iter()

@@ -187,7 +187,7 @@ fn rename_words(value: &mut Json, renamed: &BTreeMap<String, String>) {
                 out.push(c);
             }
             out.push_str(renamed.get(&word).unwrap_or(&word));
-            *text = out;
+            *text = out.into();
         }
         Json::Array(items) => items
             .iter_mut()
