@@ -129,6 +129,7 @@ mod state_nested_list_query;
 mod state_object_shapes;
 mod state_offset_paging;
 mod state_omitted_sets;
+mod state_operator_refusals;
 mod state_page_envelope;
 mod state_page_links;
 mod state_parent_creates;

@@ -748,26 +748,26 @@ fn add_refused_fields(
         match &refusal.form {
             RefusedForm::Name { prefix, suffix } => {
                 let pattern = crate::query_refusals::family_pattern(prefix, suffix);
-                if schema
-                    .families
-                    .iter()
-                    .any(|family| family.pattern == pattern)
-                {
-                    continue;
-                }
-                schema.families.push(rea_manifest::catalog::ArgumentFamily {
-                    pattern,
-                    description: format!(
-                        "Query parameters: {prefix}<field>{suffix}; {REFUSED_FIELD_PHRASE}"
-                    ),
-                    // The named filters it spans keep their types (an id filter's integer, a
-                    // repeated one's array).
-                    value: Some(rea_manifest::catalog::PropertyKind::Value(
-                        ["string", "number", "boolean", "array"]
-                            .map(str::to_owned)
-                            .to_vec(),
-                    )),
-                });
+                let description =
+                    format!("Query parameters: {prefix}<field>{suffix}; {REFUSED_FIELD_PHRASE}");
+                add_refused_family(pattern, description, schema);
+            }
+            RefusedForm::Operator { before, after, .. } => {
+                let pattern = format!(
+                    "^[A-Za-z0-9_]+{}[A-Za-z]+{}$",
+                    regex::escape(before),
+                    regex::escape(after)
+                );
+                let description = format!(
+                    "Query parameters: <field>{before}<operator>{after}; {REFUSED_WORD_PHRASE}"
+                );
+                add_refused_family(pattern, description, schema);
+            }
+            RefusedForm::Control { sigil, .. } => {
+                let pattern = format!("^{}[A-Za-z0-9_]+$", regex::escape(sigil));
+                let description =
+                    format!("Query parameters: {sigil}<control>; {REFUSED_WORD_PHRASE}");
+                add_refused_family(pattern, description, schema);
             }
             RefusedForm::Value { parameter, .. } => {
                 let Some(argument) = schema.arguments.iter_mut().find(|argument| {
@@ -783,10 +783,41 @@ fn add_refused_fields(
                 });
             }
             // The compared parameters keep their arguments; a value that is no number answers
-            // the recorded refusal, and an exactly refused name its recorded refusal.
-            RefusedForm::Typed | RefusedForm::Exact => {}
+            // the recorded refusal, an exactly refused name its recorded refusal, and a companion
+            // (`priority__operator`) is a recorded argument already.
+            RefusedForm::Typed | RefusedForm::Exact | RefusedForm::OperatorValue { .. } => {}
         }
     }
+}
+
+/// What a call naming an operator word or control parameter no recorded call used answers (see
+/// [`crate::operator_refusals`]).
+const REFUSED_WORD_PHRASE: &str =
+    "a word no recorded call used there answers the application's recorded error for such a word";
+
+/// Adds an argument family of a refused form, unless the schema holds its pattern: its values
+/// typed to span the named arguments it matches (an id filter's integer, a repeated one's array).
+fn add_refused_family(
+    pattern: String,
+    description: String,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    if schema
+        .families
+        .iter()
+        .any(|family| family.pattern == pattern)
+    {
+        return;
+    }
+    schema.families.push(rea_manifest::catalog::ArgumentFamily {
+        pattern,
+        description,
+        value: Some(rea_manifest::catalog::PropertyKind::Value(
+            ["string", "number", "boolean", "array"]
+                .map(str::to_owned)
+                .to_vec(),
+        )),
+    });
 }
 
 /// An optional string query argument before the body, unless the tool takes it already.

@@ -73,6 +73,7 @@ pub mod missing;
 pub mod model;
 pub mod nesting;
 pub mod observation;
+pub mod operator_refusals;
 pub mod page_cursor;
 pub mod page_envelope;
 pub mod page_past_end;

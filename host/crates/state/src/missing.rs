@@ -59,7 +59,7 @@ fn renamed(
 
 /// `text` with each whole-token occurrence of `from` replaced by `to` (a part of a dotted
 /// number, the `1` of `"1.0"`, is no token).
-fn replace_tokens(text: &str, from: &str, to: &str) -> String {
+pub(crate) fn replace_tokens(text: &str, from: &str, to: &str) -> String {
     let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
     let dotted_digit = |mut chars: Box<dyn Iterator<Item = char> + '_>| {
         chars.next() == Some('.') && chars.next().is_some_and(|c| c.is_ascii_digit())

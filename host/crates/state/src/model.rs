@@ -138,7 +138,8 @@ pub struct StateView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent_answers: Vec<crate::absent::AbsentAnswer>,
     /// The list read tools that answer their recorded refusal of a query naming a field their
-    /// entities do not hold (see [`crate::query_refusals`]); left out when none.
+    /// entities do not hold (see [`crate::query_refusals`]), or a word the application does not
+    /// allow (see [`crate::operator_refusals`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub query_refusals: Vec<crate::query_refusals::QueryRefusal>,
     /// The recorded read tools that answer the state before the capture's creates (see

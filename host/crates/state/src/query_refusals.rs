@@ -31,11 +31,15 @@
 //! django-tastypie).
 //!
 //! Learned from the recordings only (the words a failed and a successful read named and the
-//! members the state's entities hold), never from names.
+//! members the state's entities hold), never from names. The refusals of an operator word or a
+//! reserved control parameter the application does not allow (`title[$regex]`, `$search`,
+//! `priority__operator=bigger`) are learned and answered beside these, held in the same list
+//! (see [`crate::operator_refusals`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -71,6 +75,34 @@ pub enum RefusedForm {
     /// its refusal spelling the field and not the value (`pages=300` refused: the application
     /// allows no equality on it); `field` is the refused name.
     Exact,
+    /// An operator word in a parameter's name after a held field, between two affixes, that no
+    /// successful read put there (`title[$regex]`; see [`crate::operator_refusals`]); `field` is
+    /// the refused word.
+    Operator {
+        /// The name's text between the field and the word (`[$`).
+        before: String,
+        /// The name's text after the word (`]`).
+        after: String,
+        /// The words the successful reads put there, sorted: never refused.
+        words: Vec<String>,
+    },
+    /// An operator word as the value of a held field's companion parameter that no successful
+    /// read gave it (`priority__operator=bigger`; see [`crate::operator_refusals`]); `field` is
+    /// the refused word.
+    OperatorValue {
+        /// The companion's name after the field (`__operator`).
+        affix: String,
+        /// The values the successful reads gave such a companion, sorted: never refused.
+        words: Vec<String>,
+    },
+    /// A reserved control parameter, a sigil and a plain word, no successful read named
+    /// (`$search`; see [`crate::operator_refusals`]); `field` is the refused word.
+    Control {
+        /// The sigil the successful reads' controls start with (`$`).
+        sigil: String,
+        /// The control words the successful reads named with it, sorted: never refused.
+        words: Vec<String>,
+    },
 }
 
 /// The operators comparing a field with one value.
@@ -155,7 +187,7 @@ pub struct QueryRefusal {
 }
 
 /// Whether a word is plain: letters, digits and `_` only, and not empty.
-fn plain(word: &str) -> bool {
+pub(crate) fn plain(word: &str) -> bool {
     !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -184,7 +216,7 @@ fn held_names<'e>(entities: impl Iterator<Item = &'e Entity>) -> BTreeSet<String
 
 /// Whether a string of the answer (not a key) holds the word whole: the characters beside it
 /// are neither letters, digits nor `_`.
-fn spells_word(answer: &Json, word: &str) -> bool {
+pub(crate) fn spells_word(answer: &Json, word: &str) -> bool {
     match answer {
         Json::String(text) => {
             let inner = |c: char| c.is_alphanumeric() || c == '_';
@@ -239,8 +271,9 @@ fn named_field(
                 .into_iter()
                 .find(|field| !held.contains(field))
         }
-        // A value refusal names no field (see [`typed_answer`]); an exact one names its own.
-        RefusedForm::Typed | RefusedForm::Exact => None,
+        // A value refusal names no field (see [`typed_answer`]); an exact one names its own; the
+        // operator and control forms name words (see [`crate::operator_refusals`]).
+        _ => None,
     }
 }
 
@@ -292,7 +325,6 @@ fn shown_form(
             .flat_map(|observation| observation.query.iter().flatten())
     };
     let form = match form {
-        RefusedForm::Typed | RefusedForm::Exact => return None,
         RefusedForm::Name { .. } => form,
         RefusedForm::Value { parameter, .. } => {
             let marked = pairs()
@@ -303,6 +335,7 @@ fn shown_form(
                 descending: marked.then(|| "-".to_owned()),
             }
         }
+        _ => return None,
     };
     let mut shown = false;
     for (name, value) in pairs() {
@@ -316,7 +349,7 @@ fn shown_form(
             } => (name == parameter)
                 .then(|| value_fields(value, descending.as_deref()))
                 .flatten(),
-            RefusedForm::Typed | RefusedForm::Exact => None,
+            _ => None,
         };
         match fields {
             Some(fields) if fields.iter().all(|field| held.contains(field)) => shown = true,
@@ -424,10 +457,35 @@ fn derive_one(
     learned
 }
 
-/// The query refusals the list reads' recordings teach (see the module docs).
+/// The refusals of operator words and control parameters one list view's failed reads teach
+/// (see [`crate::operator_refusals`]).
+fn derive_words(
+    (timeline, records): (&Timeline, &[CaptureRecord]),
+    tool: usize,
+    view: &ReadView,
+    entities: &[Entity],
+) -> Vec<QueryRefusal> {
+    let ViewDetail::List(list) = &view.detail else {
+        return Vec::new();
+    };
+    let held = held_names(
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == list.entity_type),
+    );
+    let observations: Vec<&Observation> = timeline.all(tool).collect();
+    crate::operator_refusals::derive_one(
+        (&observations, records),
+        (&view.tool, &list.entity_type),
+        &held,
+    )
+}
+
+/// The query refusals the list reads' recordings teach (see the module docs and
+/// [`crate::operator_refusals`]); `records` give the answers that are no JSON their text.
 pub fn derive(
     manifest: &Manifest,
-    timeline: &Timeline,
+    (timeline, records): (&Timeline, &[CaptureRecord]),
     entities: &[Entity],
     views: &[ReadView],
 ) -> Vec<QueryRefusal> {
@@ -436,7 +494,9 @@ pub fn derive(
         .filter(|view| view.method == "GET")
         .filter_map(|view| {
             let tool = crate::derive::tool_index(manifest, &view.tool)?;
-            Some(derive_one(timeline, tool, view, entities))
+            let mut learned = derive_one(timeline, tool, view, entities);
+            learned.extend(derive_words((timeline, records), tool, view, entities));
+            Some(learned)
         })
         .flatten()
         .collect()
@@ -451,8 +511,31 @@ pub(crate) fn family_pattern(prefix: &str, suffix: &str) -> String {
     )
 }
 
+/// Whether a tool takes a query name already: recorded, or offered by its view (no unknown field).
+fn takes_name(service: &StateService, tool: &str, name: &str) -> bool {
+    service
+        .replay()
+        .tool(tool)
+        .is_some_and(|definition| definition.input_schema.argument(name).is_some())
+        || service
+            .derived()
+            .view(tool)
+            .is_some_and(|view| crate::catalog::generalized_names(view).contains(name))
+}
+
+/// Whether a tool takes a query name already or its view's grammar reads it as terms (one of its
+/// families): no refused operator or control.
+fn explains_name(service: &StateService, tool: &str, name: &str) -> bool {
+    takes_name(service, tool, name)
+        || service.derived().view(tool).is_some_and(|view| {
+            let families = crate::catalog::argument_families(view);
+            crate::families::family_of(families, name).is_some()
+        })
+}
+
 /// The refusal a read call answers when a query argument names, in a learned form, a field the
-/// live entities of the listed type do not hold; `None` otherwise.
+/// live entities of the listed type do not hold, or a word the application refused (see
+/// [`crate::operator_refusals`]); `None` otherwise.
 pub(crate) fn answer(
     service: &StateService,
     tool: &str,
@@ -474,23 +557,20 @@ pub(crate) fn answer(
                 .flat_map(|collection| live.collection(&first.entity_type, collection)),
         )
     };
-    // A name the tool takes already (recorded, or offered by the view) is no unknown field.
-    let known = |name: &str| {
-        service
-            .replay()
-            .tool(tool)
-            .is_some_and(|definition| definition.input_schema.argument(name).is_some())
-            || service
-                .derived()
-                .view(tool)
-                .is_some_and(|view| crate::catalog::generalized_names(view).contains(name))
-    };
+    let known = |name: &str| takes_name(service, tool, name);
+    let explained = |name: &str| explains_name(service, tool, name);
     for (name, value) in arguments {
         let texts = rea_manifest::replay::query_texts(value);
         let Some([value]) = texts.as_deref() else {
             continue;
         };
         for refusal in &refusals {
+            let pair = (name.as_str(), value.as_str());
+            if let Some(refused) =
+                crate::operator_refusals::answer(service, refusal, pair, &held, &explained)
+            {
+                return Some(refused);
+            }
             if refusal.form == RefusedForm::Exact && refusal.field == *name {
                 return Some(crate::missing::renamed_answer(
                     service.kept(refusal.ordinal)?,

@@ -298,7 +298,8 @@ fn derive_pass(
     let (folder_entries, folder_listings, tree_writes) =
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
-    let query_refusals = crate::query_refusals::derive(manifest, timeline, &entities, &views);
+    let query_refusals =
+        crate::query_refusals::derive(manifest, (timeline, records), &entities, &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = write_clock_of(timeline);
