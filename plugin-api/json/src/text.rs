@@ -280,6 +280,31 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_parse_points_into_its_source_only_for_long_texts_without_escapes() {
+        let text = r#"{"long":"a text longer than twenty-two bytes","short":"ok","escaped":"a text longer than twenty-two \u0062ytes"}"#;
+        let source = SourceText::new(Arc::from(text));
+        let parsed = crate::parse_shared_text(&source, &mut crate::SharedObjects::new()).unwrap();
+        let form = |name: &str| match parsed.get(name) {
+            Some(crate::Json::String(value)) => &value.0,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert!(matches!(form("long"), Repr::Shared { .. }));
+        assert!(matches!(form("short"), Repr::Inline { .. }));
+        assert!(matches!(form("escaped"), Repr::Boxed(_)));
+        assert_eq!(Arc::strong_count(&source), 2);
+        // The same value as an ordinary parse, which shares nothing.
+        assert_eq!(parsed, crate::parse(text.as_bytes()).unwrap());
+        drop(parsed);
+        assert_eq!(Arc::strong_count(&source), 1);
+        let with_mark = SourceText::new(Arc::from("\u{feff}\"x\""));
+        let refused = crate::parse_shared_text(&with_mark, &mut crate::SharedObjects::new());
+        assert_eq!(
+            refused.unwrap_err().kind,
+            crate::JsonErrorKind::ByteOrderMark
+        );
+    }
+
+    #[test]
     fn a_string_value_takes_no_more_room_than_a_string() {
         assert_eq!(std::mem::size_of::<JsonString>(), 24);
         assert_eq!(

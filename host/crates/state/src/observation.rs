@@ -603,3 +603,27 @@ fn parse_body(
 pub fn decoded(segment: &str) -> String {
     percent_decode(segment).map_or_else(|| segment.to_owned(), |value| value.into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_body_s_long_strings_are_read_from_the_body_not_copied() {
+        let text: Arc<str> = Arc::from(r#"{"id":1,"body":"a text longer than twenty-two bytes"}"#);
+        let body = Body::text_of(Arc::clone(&text));
+        let held = Arc::strong_count(&text);
+        let (parsed, size) = parse_body(
+            &body,
+            Some("application/json"),
+            &mut json::SharedObjects::new(),
+        );
+        let parsed = parsed.expect("a JSON body");
+        assert_eq!(size, text.len());
+        assert_eq!(parsed, json::parse(text.as_bytes()).unwrap());
+        // The parse holds the body's text (once, through its source), not a copy of the string.
+        assert_eq!(Arc::strong_count(&text), held + 1);
+        drop(parsed);
+        assert_eq!(Arc::strong_count(&text), held);
+    }
+}
