@@ -117,7 +117,10 @@ pub fn extract_json(
     let sensitive = Sensitive::new(&request.sensitive_values)
         .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
     let (parts, records) = std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel::<Vec<CaptureRecord>>();
+        // Bounded: when the encoder falls behind (a loaded machine starves its thread), the parse
+        // waits for it instead of queueing the capture's records, bodies and all (issue 17).
+        let (sender, receiver) =
+            std::sync::mpsc::sync_channel::<Vec<CaptureRecord>>(BATCHES_IN_FLIGHT);
         // Encoded batches come back to be freed here, where their memory was allocated: freeing
         // it on the encoder's thread contends for the allocator's lock with the parse.
         let (returner, returned) = std::sync::mpsc::channel::<Vec<CaptureRecord>>();
@@ -182,6 +185,9 @@ pub fn extract_json(
 
 /// How many records [`extract_json`] hands its encoder at once.
 const RECORD_BATCH: usize = 32;
+
+/// How many batches may wait for [`extract_json`]'s encoder before the parse waits for it.
+const BATCHES_IN_FLIGHT: usize = 8;
 
 /// Everything an extraction holds but its records.
 struct ExtractionParts {
