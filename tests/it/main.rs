@@ -146,6 +146,7 @@ mod state_query_lists;
 mod state_query_nesting;
 mod state_query_paging;
 mod state_query_sort_keys;
+mod state_range_deletes;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_recorded_reads;

@@ -176,19 +176,7 @@ pub struct Listed {
 /// entities held where listed whole, see [`BodyQueryView::whole_members`]) the call's selection
 /// keeps.
 pub fn list(terms: &BodyTerms, candidates: &[&Entity], whole: &[String]) -> Option<Listed> {
-    let objects: Vec<Object> = candidates
-        .iter()
-        .map(|entity| {
-            decoded_object(
-                terms,
-                entity.fields.as_object().cloned().unwrap_or_default(),
-            )
-        })
-        .collect::<Option<_>>()?;
-    let borrowed: Vec<&Object> = objects.iter().collect();
-    let pairs = decoded_pairs(terms)?;
-    let byte_fields: BTreeSet<String> = terms.encodings.keys().cloned().collect();
-    let evaluated = evaluate_over_bytes(&terms.model, &pairs, &borrowed, &byte_fields)?;
+    let evaluated = evaluate(terms, candidates)?;
     let offset = terms
         .pairs
         .iter()
@@ -233,6 +221,38 @@ pub fn list(terms: &BodyTerms, candidates: &[&Entity], whole: &[String]) -> Opti
         next_offset,
         matched: evaluated.matched,
     })
+}
+
+/// The terms evaluated over the candidates (already in default order): the matches, sorted
+/// and paged; `None` when the model cannot read a value.
+fn evaluate(terms: &BodyTerms, candidates: &[&Entity]) -> Option<crate::query::Evaluated> {
+    let objects: Vec<Object> = candidates
+        .iter()
+        .map(|entity| {
+            decoded_object(
+                terms,
+                entity.fields.as_object().cloned().unwrap_or_default(),
+            )
+        })
+        .collect::<Option<_>>()?;
+    let borrowed: Vec<&Object> = objects.iter().collect();
+    let pairs = decoded_pairs(terms)?;
+    let byte_fields: BTreeSet<String> = terms.encodings.keys().cloned().collect();
+    evaluate_over_bytes(&terms.model, &pairs, &borrowed, &byte_fields)
+}
+
+/// The candidates (already in default order) a body's terms select, in the order they list
+/// them: what a write selecting by a read's body grammar writes (see
+/// `writes::ranged`); `None` when the model cannot read a value.
+pub fn selected<'a>(terms: &BodyTerms, candidates: &[&'a Entity]) -> Option<Vec<&'a Entity>> {
+    let evaluated = evaluate(terms, candidates)?;
+    Some(
+        evaluated
+            .members
+            .iter()
+            .map(|index| candidates[*index])
+            .collect(),
+    )
 }
 
 /// The bytes a base64 text spells, each byte one character (so text order is byte order).
@@ -518,6 +538,25 @@ mod tests {
         let mut broken = bad[0].clone();
         broken.fields = json(r#"{"key": "not base64!", "value": "eA=="}"#);
         assert!(list(&all, &[&broken], &[]).is_none());
+    }
+
+    #[test]
+    fn a_range_selects_the_held_pairs_in_the_order_it_lists_them() {
+        let entities = [pair(b"a/2", b"x"), pair(b"b", b"y"), pair(b"a/1", b"z")];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let encode = |text: &[u8]| rea_plugin_api::contracts::capture::base64::encode(text);
+        let mut prefix = terms(
+            &[
+                ("key", &encode(b"a/"), QueryRole::filter("key", "gte")),
+                ("range_end", &encode(b"a0"), QueryRole::filter("key", "lt")),
+                ("sort", "key", QueryRole::Sort),
+            ],
+            &[],
+        );
+        prefix.encodings = [("key".to_owned(), BASE64_ENCODING.to_owned())].into();
+        let chosen = selected(&prefix, &members).expect("evaluated");
+        let ids: Vec<&str> = chosen.iter().map(|entity| entity.id.as_str()).collect();
+        assert_eq!(ids, [encode(b"a/1"), encode(b"a/2")]);
     }
 
     #[test]

@@ -997,6 +997,41 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
     if typed {
         describe_type_refusal(body, schema);
     }
+    if let Some(ranged) = &plan.ranged {
+        widen_range_members(ranged, schema);
+    }
+}
+
+/// A range delete's body schema (see [`crate::writes::ranged`]): its range members accepted,
+/// the option shown optional no longer required, and the description saying what a range does.
+fn widen_range_members(
+    ranged: &crate::writes::ranged::RangeDelete,
+    schema: &mut rea_manifest::catalog::PropertySchema,
+) {
+    let rea_manifest::catalog::PropertyKind::Object(body) = &mut schema.kind else {
+        return;
+    };
+    let (members, optional) = crate::writes::ranged::widened_members(ranged);
+    let names: Vec<String> = members.iter().map(|(name, _)| name.clone()).collect();
+    for member in members {
+        if !body.members.iter().any(|(name, _)| *name == member.0) {
+            body.members.push(member);
+        }
+    }
+    body.members.sort();
+    body.required.retain(|name| Some(name.as_str()) != optional);
+    let mut described = schema.description.take().unwrap_or_default();
+    described.push_str(&format!(
+        "; with {} it deletes every entity the read tool {} selects with the same members, answering how many it removed",
+        names.join(" or "),
+        Json::from(ranged.read_tool.as_str()).to_canonical_string()
+    ));
+    if let Some(option) = optional {
+        described.push_str(&format!(
+            "; without {option} the answer leaves out the removed entities"
+        ));
+    }
+    schema.description = Some(described);
 }
 
 /// The description of a body whose plan answers a learned type refusal (see

@@ -72,6 +72,7 @@ mod observe;
 pub(crate) mod omitted;
 mod omitted_set;
 mod parent_create;
+pub mod ranged;
 mod referenced;
 pub mod references;
 pub mod relationship;
@@ -628,6 +629,11 @@ pub(crate) fn derive_write_plans(
         records,
     );
     mark_served(&mut drafts);
+    ranged::learn(
+        &mut drafts,
+        &observed,
+        (manifest, timeline, state, &views, rules),
+    );
     let mut served: Vec<&mut WritePlan> = drafts.iter_mut().map(|draft| &mut draft.plan).collect();
     composed::learn(manifest, timeline, state, &mut served);
     learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
@@ -810,6 +816,7 @@ impl Draft {
                 links: None,
                 references: Vec::new(),
                 composed: None,
+                ranged: None,
             },
             classified,
             calls: Vec::new(),

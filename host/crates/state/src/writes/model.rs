@@ -41,6 +41,8 @@
 //!                   {parent_type, parent_segment, identifier, id_member, prefix, suffix,
 //!                   numeric, named, answer_ordinal, answer_path, answer_pointer, linkage,
 //!                   answers_identifier} (absent: none)
+//! ranged            a delete by a body member selecting a range through its type's body read:
+//!                   {read_tool, members, count, count_text, listed, option} (absent: none)
 //! ```
 
 use std::collections::BTreeMap;
@@ -241,6 +243,10 @@ pub struct WritePlan {
     /// view (see [`super::composed`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub composed: Option<super::composed::ComposedDocument>,
+    /// A delete by a body member whose type's body-query read selects a range of it: a call
+    /// sending a range deletes every entity the read's grammar selects (see [`super::ranged`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranged: Option<super::ranged::RangeDelete>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,

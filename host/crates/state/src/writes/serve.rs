@@ -531,7 +531,8 @@ pub(super) fn gated_write_call(
 }
 
 /// A call of a write its own model serves (a batch, a guarded batch, a relationship or
-/// collection link write), answered by that model; `None` for any other plan.
+/// collection link write, a range delete's call sending a range), answered by that model;
+/// `None` for any other plan.
 fn served_by_model(service: &StateService, plan: &WritePlan, call: &Call) -> Option<StateAnswer> {
     if let Some(batch) = &plan.batch {
         return Some(super::batch::serve(service, batch, call));
@@ -549,6 +550,11 @@ fn served_by_model(service: &StateService, plan: &WritePlan, call: &Call) -> Opt
     }
     if let Some(to_many) = &plan.to_many {
         return Some(super::to_many::serve(service, plan, to_many, call));
+    }
+    if let Some(ranged) = &plan.ranged
+        && super::ranged::selects_range(ranged, call.body.as_ref())
+    {
+        return Some(super::ranged::serve(service, plan, ranged, call));
     }
     let links = plan.links.as_ref()?;
     Some(super::collection_links::serve(service, plan, links, call))
@@ -605,7 +611,7 @@ pub(super) fn prepared<'s>(
 }
 
 /// [`prepare`] of a served call on `live`, its rule calls made as `calls` says.
-fn prepare_with(
+pub(super) fn prepare_with(
     service: &StateService,
     plan: &WritePlan,
     live: &LiveState,
