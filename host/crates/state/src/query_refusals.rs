@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::answer::{StateAnswer, StateSource};
-use crate::model::{Entity, QueryModel, QueryRole, ReadView, ViewDetail};
+use crate::model::{Entity, ListView, QueryModel, QueryRole, ReadView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::service::StateService;
 
@@ -390,6 +390,21 @@ fn exact_refusal(
     held.contains(name) && spells_word(answer, name) && !spells_word(answer, value) && !named
 }
 
+/// A list view's list and the member names the entities of its type hold (`None` for a view of
+/// another kind).
+fn list_and_held<'v>(
+    view: &'v ReadView,
+    entities: &[Entity],
+) -> Option<(&'v ListView, BTreeSet<String>)> {
+    let ViewDetail::List(list) = &view.detail else {
+        return None;
+    };
+    let of_type = entities
+        .iter()
+        .filter(|entity| entity.entity_type == list.entity_type);
+    Some((list, held_names(of_type)))
+}
+
 /// The refusals one list view's failed reads teach (see the module docs).
 fn derive_one(
     timeline: &Timeline,
@@ -397,14 +412,9 @@ fn derive_one(
     view: &ReadView,
     entities: &[Entity],
 ) -> Vec<QueryRefusal> {
-    let ViewDetail::List(list) = &view.detail else {
+    let Some((list, held)) = list_and_held(view, entities) else {
         return Vec::new();
     };
-    let held = held_names(
-        entities
-            .iter()
-            .filter(|entity| entity.entity_type == list.entity_type),
-    );
     let successes: Vec<&Observation> = timeline
         .all(tool)
         .filter(|seen| seen.is_success())
@@ -465,14 +475,9 @@ fn derive_words(
     view: &ReadView,
     entities: &[Entity],
 ) -> Vec<QueryRefusal> {
-    let ViewDetail::List(list) = &view.detail else {
+    let Some((list, held)) = list_and_held(view, entities) else {
         return Vec::new();
     };
-    let held = held_names(
-        entities
-            .iter()
-            .filter(|entity| entity.entity_type == list.entity_type),
-    );
     let observations: Vec<&Observation> = timeline.all(tool).collect();
     crate::operator_refusals::derive_one(
         (&observations, records),
