@@ -121,6 +121,31 @@ fn a_link_filter_lists_only_the_loans_of_the_whole_id() {
 }
 
 #[test]
+fn a_link_through_a_link_compares_the_id_of_the_linked_books_author() {
+    // Probe-reads 23: `loan?book__author=1` lists the loans whose book's `author` is
+    // `/api/v1/author/1/` (a link held as an item path, reached through the loans' `book` link).
+    let served = serve_corpus_app("tastypie");
+    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("book__author", "1")]);
+    assert!(!is_error, "{answer}");
+    let loans = answer["body"]["objects"]
+        .as_array()
+        .expect("a page of loans");
+    assert!(!loans.is_empty(), "{answer}");
+    for loan in loans {
+        let book = loan["book"].as_str().expect("a book path");
+        let id = book.trim_end_matches('/').rsplit('/').next().unwrap();
+        let mut arguments = Map::new();
+        arguments.insert(path_parameter(&served, "get_book_by_book_id"), json!(id));
+        let (book, _) = served.call("get_book_by_book_id", arguments);
+        assert_eq!(book["body"]["author"], "/api/v1/author/1/", "{answer}");
+    }
+    // An author no held book names is refused, not answered empty from a text comparison.
+    let (refused, is_error) = call_with_strings(&served, "get_loan", &[("book__author", "99")]);
+    assert!(is_error, "{refused}");
+    assert_eq!(refused["error"]["code"], "not_modelled", "{refused}");
+}
+
+#[test]
 fn an_authors_delete_removes_the_books_holding_its_item_path() {
     // Build entries 84-86: author 7's delete, then `book?author=7` lists none of the book entry
     // 82 created for her (tastypie's CASCADE). The books hold the author as an item path.

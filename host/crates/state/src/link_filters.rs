@@ -175,20 +175,39 @@ impl Targets<'_> {
     }
 }
 
-/// The entities of `target_type` among `entities`: id → the text of their `key` member.
+/// The entities of `target_type` among `entities`: id → the text of their `key` member, or the
+/// id it names where that member is itself a link held as an item path of a held collection
+/// (`book__author=1` names the books whose `author` is `/api/v1/author/1/`: a link through a
+/// link compares the id, as a link filter does, see [`crate::item_uris`]).
 fn targets<'a>(entities: impl Iterator<Item = &'a Entity>, link: &LinkField) -> Targets<'a> {
+    let entities: Vec<&Entity> = entities.collect();
+    let held_collections: BTreeSet<&str> = entities
+        .iter()
+        .map(|entity| entity.collection.as_str())
+        .collect();
     let mut targets = Targets {
         keys: HashMap::new(),
         collections: BTreeSet::new(),
     };
-    for entity in entities.filter(|entity| entity.entity_type == link.target_type) {
+    for entity in entities
+        .into_iter()
+        .filter(|entity| entity.entity_type == link.target_type)
+    {
         let key = (!link.key.is_empty())
             .then(|| shown_key(entity, link))
-            .flatten();
+            .flatten()
+            .map(|key| linked_id(key, &held_collections).unwrap_or(key));
         targets.keys.insert(entity.id.as_str(), key);
         targets.collections.insert(entity.collection.as_str());
     }
     targets
+}
+
+/// The id a text names as an item path of one of `collections`.
+fn linked_id<'t>(text: &'t str, collections: &BTreeSet<&str>) -> Option<&'t str> {
+    collections
+        .iter()
+        .find_map(|collection| crate::item_uris::item_id(text, collection))
 }
 
 /// The items a filter's value names: split by `,` for `in`, the whole value for `eq`.
@@ -743,5 +762,60 @@ mod tests {
         let bare = json(r#"{"id": 1, "author": 2}"#);
         let learned = learn(&values, &[bare.as_object().unwrap()], &refs);
         assert!(learned.is_empty());
+    }
+    #[test]
+    fn a_link_through_a_link_compares_the_id_its_item_path_names() {
+        let entities = [
+            entity("/api/author/", "1", r#"{"id": 1, "name": "Ann"}"#),
+            entity("/api/author/", "2", r#"{"id": 2, "name": "Ben"}"#),
+            entity(
+                "/api/book/",
+                "7",
+                r#"{"id": 7, "author": "/api/author/1/"}"#,
+            ),
+            entity(
+                "/api/book/",
+                "8",
+                r#"{"id": 8, "author": "/api/author/2/"}"#,
+            ),
+        ];
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let link = LinkField {
+            member: "book".into(),
+            target_type: "/api/book/".into(),
+            key: "author".into(),
+            key_only: true,
+        };
+        let field = link.field();
+        let a = json(r#"{"id": 1, "book": "/api/book/7/"}"#);
+        let b = json(r#"{"id": 2, "book": "/api/book/8/"}"#);
+        let mut listed = [
+            a.as_object().unwrap().clone(),
+            b.as_object().unwrap().clone(),
+        ];
+        with_links(listed.iter_mut(), &BTreeSet::from([link.clone()]), &refs);
+        let matching = |argument: &str| -> Vec<bool> {
+            listed
+                .iter()
+                .map(|object| matches(&field, object.get(&field), "eq", argument) == Some(true))
+                .collect()
+        };
+        // The books' `author` is a path of a held collection: `1` names the book of author 1.
+        assert_eq!(matching("1"), [true, false]);
+        assert_eq!(matching("2"), [false, true]);
+        assert!(names_held(&link, "eq", "2", &refs));
+        assert!(
+            !names_held(&link, "eq", "3", &refs),
+            "no book's author is author 3"
+        );
+        // A key member that is no item path of a held collection is compared as written.
+        let texts = [entity(
+            "/api/book/",
+            "9",
+            r#"{"id": 9, "author": "/elsewhere/1/"}"#,
+        )];
+        let refs: Vec<&Entity> = texts.iter().collect();
+        assert!(names_held(&link, "eq", "/elsewhere/1/", &refs));
+        assert!(!names_held(&link, "eq", "1", &refs));
     }
 }
