@@ -44,7 +44,8 @@ fn each_types_ids_map_to_its_readable_member() {
         read_map(&served, "get_projects_ids", &[]),
         json!({"1": "Harbour Wall", "2": "Signal Box", "3": "Ferry Ramp", "4": "Glasshouse"})
     );
-    // probe-reads 48, 49: every task, ascending (`9` before `12`), and a search read case-blind
+    // probe-reads 48, 49: every task (their order, `9` before `12`, is compared by the fidelity
+    // run: these bodies are parsed unordered), and a search read case-blind
     // (`order` finds `Order granite blocks`).
     let tasks = read_map(&served, "get_tasks_ids", &[]);
     assert_eq!(tasks, live_answer("piccolo", "probe-reads", 48).1);
