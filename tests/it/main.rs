@@ -106,6 +106,7 @@ mod state_folder_writes;
 mod state_fused_identity;
 mod state_golden;
 mod state_guarded_batches;
+mod state_id_maps;
 mod state_inverse_bare_ids;
 mod state_jsonapi_lists;
 mod state_jsonapi_queries;

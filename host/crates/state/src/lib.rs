@@ -60,6 +60,7 @@ pub mod flat_links;
 pub mod folder_compose;
 pub mod fused_identity;
 pub mod held;
+pub mod id_maps;
 pub mod instant;
 pub mod intake;
 pub mod inverse;

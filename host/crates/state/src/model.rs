@@ -301,7 +301,7 @@ pub struct ReadView {
 }
 
 impl ReadView {
-    /// `item`, `list`, `body-query`, `document` or `recorded`.
+    /// `item`, `list`, `body-query`, `document`, `member`, `count`, `id-map` or `recorded`.
     pub fn kind(&self) -> &'static str {
         match self.detail {
             ViewDetail::Item(_) => "item",
@@ -310,6 +310,7 @@ impl ReadView {
             ViewDetail::Document(_) => "document",
             ViewDetail::Member(_) => "member",
             ViewDetail::Count(_) => "count",
+            ViewDetail::IdMap(_) => "id-map",
             ViewDetail::Recorded { .. } => "recorded",
         }
     }
@@ -355,6 +356,7 @@ impl ReadView {
             ViewDetail::BodyQuery(query) => Some(&query.entity_type),
             ViewDetail::Member(member) => Some(&member.entity_type),
             ViewDetail::Count(count) => Some(&count.entity_type),
+            ViewDetail::IdMap(map) => Some(&map.entity_type),
             _ => None,
         }
     }
@@ -376,6 +378,8 @@ pub enum ViewDetail {
     Member(MemberView),
     /// Counts what a sibling list selects (see [`crate::count_views`]).
     Count(Box<crate::count_views::CountView>),
+    /// Maps a type's ids to one of its members (see [`crate::id_maps`]).
+    IdMap(Box<crate::id_maps::IdMapView>),
     /// Answers from the recordings.
     Recorded {
         /// Why: `no-view`, `list-differs`, `item-differs`, `document-differs`,

@@ -372,7 +372,7 @@ fn truth(argument: &str) -> Option<bool> {
     }
 }
 
-fn contains_text(value: &Json, needle: &str) -> bool {
+pub(crate) fn contains_text(value: &Json, needle: &str) -> bool {
     match value {
         Json::String(text) => text.to_lowercase().contains(needle),
         Json::Number(number) => number.as_str().contains(needle),

@@ -595,19 +595,9 @@ impl StateService {
                     .answer_list(tool, &view.path_template, list, call, exact)
                     .unwrap_or_else(recording),
             },
-            ViewDetail::BodyQuery(query) => self
-                .answer_body_query(&view.path_template, query, call, exact)
-                .unwrap_or_else(|reason| {
-                    if !stale && self.recorded_after_writes(tool, template, call) {
-                        NotModelled {
-                            reason: reason.to_owned(),
-                            recording: RecordingUnusable::RecordedAfterWrites,
-                        }
-                        .into()
-                    } else {
-                        recording(reason)
-                    }
-                }),
+            ViewDetail::BodyQuery(query) => {
+                self.answer_body_query_view(tool, template, query, call, (exact, stale))
+            }
             ViewDetail::Document(document) => {
                 self.answer_document_view(tool, template, document, call, (exact, stale))
             }
@@ -616,7 +606,34 @@ impl StateService {
             }
             ViewDetail::Member(_) => recording("member-query"),
             ViewDetail::Count(count) => self.answer_count(template, count, call, exact),
+            ViewDetail::IdMap(map) => self
+                .answer_id_map(template, map, call, exact)
+                .unwrap_or_else(recording),
         }
+    }
+
+    /// A body query view's call: its answer from the state, else refused as recorded after
+    /// writes where its recordings are, else its recording.
+    fn answer_body_query_view(
+        &self,
+        tool: &str,
+        template: &str,
+        query: &crate::model::BodyQueryView,
+        call: &Call,
+        (exact, stale): (bool, bool),
+    ) -> StateAnswer {
+        self.answer_body_query(template, query, call, exact)
+            .unwrap_or_else(|reason| {
+                if !stale && self.recorded_after_writes(tool, template, call) {
+                    NotModelled {
+                        reason: reason.to_owned(),
+                        recording: RecordingUnusable::RecordedAfterWrites,
+                    }
+                    .into()
+                } else {
+                    self.recording(tool, template, call, reason, stale)
+                }
+            })
     }
 
     /// A list or item call naming the sparse fieldset the state learned ([`crate::sparse`]) for

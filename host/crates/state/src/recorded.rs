@@ -287,6 +287,7 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[CompactString]) -> WriteSc
         },
         ViewDetail::Member(member) => member.scope(),
         ViewDetail::Count(count) => count.scope(segments),
+        ViewDetail::IdMap(map) => map.scope(segments),
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
 }

@@ -309,6 +309,9 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             ViewDetail::Count(count) => {
                 wanted.insert(count.envelope_ordinal);
             }
+            ViewDetail::IdMap(map) => {
+                wanted.insert(map.envelope_ordinal);
+            }
             ViewDetail::Recorded { .. } => {}
         }
     }

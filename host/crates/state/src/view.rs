@@ -224,6 +224,7 @@ fn view_detail_text(view: &crate::model::ReadView) -> String {
         ViewDetail::Document(document) => format!("document {}", document.path),
         ViewDetail::Member(member) => format!("member of {}", member.entity_type),
         ViewDetail::Count(count) => format!("count of {}", count.entity_type),
+        ViewDetail::IdMap(map) => format!("{} of {} by id", map.member, map.entity_type),
     }
 }
 

@@ -239,7 +239,8 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
 /// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings and the link relations lists at one place share ([`shared_links`]); then a paging parameter
 /// a list's model plays loses its shared-query mark; last, the reads counting what a list selects
-/// become count views ([`crate::count_views`]).
+/// become count views ([`crate::count_views`]) and the reads mapping a type's ids to one member
+/// id map views ([`crate::id_maps`]).
 fn generalize_views(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -260,6 +261,7 @@ fn generalize_views(
     shared_paging::share(manifest, timeline, views);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
+    crate::id_maps::derive(manifest, timeline, entities, views);
     null_placement::share(entities, views);
     repeated_sort::share(views);
 }
@@ -712,7 +714,10 @@ fn renders(detail: &ViewDetail, template: &str) -> bool {
         ViewDetail::List(list) => list.entity_type == template,
         ViewDetail::BodyQuery(query) => query.entity_type == template,
         ViewDetail::Member(member) => member.entity_type == template,
-        ViewDetail::Document(_) | ViewDetail::Count(_) | ViewDetail::Recorded { .. } => false,
+        ViewDetail::Document(_)
+        | ViewDetail::Count(_)
+        | ViewDetail::IdMap(_)
+        | ViewDetail::Recorded { .. } => false,
     }
 }
 

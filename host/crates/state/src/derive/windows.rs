@@ -87,6 +87,7 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
             other => other,
         },
         ViewDetail::Count(count) => count.scope(&observation.segments),
+        ViewDetail::IdMap(map) => map.scope(&observation.segments),
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
 }

@@ -448,7 +448,7 @@ impl Views {
                 self.count_reads
                     .insert(tool, (count.entity_type.clone(), count.member.clone()));
             }
-            ViewDetail::Recorded { .. } => {}
+            ViewDetail::IdMap(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }
