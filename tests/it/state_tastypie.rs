@@ -12,7 +12,7 @@ use crate::state_support::{
     Served, call_with_strings, list_view, path_parameter, query_model, serve_corpus_app, write_plan,
 };
 use rea_state::model::QueryRole;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 #[test]
 fn a_default_page_counted_under_meta_leaves_no_row_out() {
@@ -99,18 +99,25 @@ fn a_relation_held_as_an_item_path_filters_by_the_whole_id() {
     }
 }
 
+/// A loan list call's answer and its page of loans, asserted answered and not empty.
+fn listed_loans(served: &Served, pairs: &[(&str, &str)]) -> (Value, Vec<Value>) {
+    let (answer, is_error) = call_with_strings(served, "get_loan", pairs);
+    assert!(!is_error, "{answer}");
+    let loans = answer["body"]["objects"]
+        .as_array()
+        .expect("a page of loans")
+        .clone();
+    assert!(!loans.is_empty(), "{answer}");
+    (answer, loans)
+}
+
 #[test]
 fn a_link_filter_lists_only_the_loans_of_the_whole_id() {
     // Served over the real recording: `loan?book=1` lists loan 1 (book 1) and never loan 5,
     // whose book 12's path `/api/v1/book/12/` holds the text `1` (a substring match would).
     let served = serve_corpus_app("tastypie");
-    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("book", "1")]);
-    assert!(!is_error, "{answer}");
-    let loans = answer["body"]["objects"]
-        .as_array()
-        .expect("a page of loans");
-    assert!(!loans.is_empty(), "{answer}");
-    for loan in loans {
+    let (answer, loans) = listed_loans(&served, &[("book", "1")]);
+    for loan in &loans {
         assert_eq!(loan["book"], "/api/v1/book/1/", "{answer}");
     }
     assert_eq!(
@@ -125,13 +132,8 @@ fn a_link_through_a_link_compares_the_id_of_the_linked_books_author() {
     // Probe-reads 23: `loan?book__author=1` lists the loans whose book's `author` is
     // `/api/v1/author/1/` (a link held as an item path, reached through the loans' `book` link).
     let served = serve_corpus_app("tastypie");
-    let (answer, is_error) = call_with_strings(&served, "get_loan", &[("book__author", "1")]);
-    assert!(!is_error, "{answer}");
-    let loans = answer["body"]["objects"]
-        .as_array()
-        .expect("a page of loans");
-    assert!(!loans.is_empty(), "{answer}");
-    for loan in loans {
+    let (answer, loans) = listed_loans(&served, &[("book__author", "1")]);
+    for loan in &loans {
         let book = loan["book"].as_str().expect("a book path");
         let id = book.trim_end_matches('/').rsplit('/').next().unwrap();
         let mut arguments = Map::new();

@@ -69,11 +69,17 @@ pub struct CountView {
 impl CountView {
     /// What a call on `segments` shows: the entities of its type in the collection it counts.
     pub fn scope(&self, segments: &[CompactString]) -> WriteScope {
-        WriteScope::Type {
-            entity_type: self.entity_type.clone(),
-            collection: parent_path(segments).map(|path| collection_key(&path).to_owned()),
-            entity: None,
-        }
+        parent_collection_scope(&self.entity_type, segments)
+    }
+}
+
+/// What a view read below a list's path shows (a count, an id map): the entities of
+/// `entity_type` in the collection the call's parent path names.
+pub(crate) fn parent_collection_scope(entity_type: &str, segments: &[CompactString]) -> WriteScope {
+    WriteScope::Type {
+        entity_type: entity_type.to_owned(),
+        collection: parent_path(segments).map(|path| collection_key(&path).to_owned()),
+        entity: None,
     }
 }
 
@@ -86,22 +92,11 @@ pub(crate) fn derive(
     views: &mut [ReadView],
     rules: &RuleSet,
 ) {
-    for index in 0..views.len() {
-        let view = &views[index];
-        if !matches!(
-            view.detail,
-            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
-        ) || !view.method.eq_ignore_ascii_case("GET")
-        {
-            continue;
-        }
-        let Some(tool) = crate::derive::tool_index(manifest, &view.tool) else {
-            continue;
-        };
-        let lines = crate::derive::latest_lines(timeline, tool);
+    for (index, lines) in crate::derive::recorded_reads(manifest, timeline, views) {
+        let template = views[index].path_template.clone();
         // The queries read as sent, else with the grammars' expressions split into terms.
-        let learned = learn(views, &view.path_template, &lines, (entities, None))
-            .or_else(|| learn(views, &view.path_template, &lines, (entities, Some(rules))));
+        let learned = learn(views, &template, &lines, (entities, None))
+            .or_else(|| learn(views, &template, &lines, (entities, Some(rules))));
         if let Some(count) = learned {
             views[index].detail = ViewDetail::Count(Box::new(count));
         }

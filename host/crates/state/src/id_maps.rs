@@ -53,11 +53,7 @@ pub struct IdMapView {
 impl IdMapView {
     /// What a call on `segments` shows: the entities of its type in the collection it maps.
     pub fn scope(&self, segments: &[CompactString]) -> WriteScope {
-        WriteScope::Type {
-            entity_type: self.entity_type.clone(),
-            collection: parent_path(segments).map(|path| collection_key(&path).to_owned()),
-            entity: None,
-        }
+        crate::count_views::parent_collection_scope(&self.entity_type, segments)
     }
 }
 
@@ -69,20 +65,9 @@ pub(crate) fn derive(
     entities: &[Entity],
     views: &mut [ReadView],
 ) {
-    for index in 0..views.len() {
-        let view = &views[index];
-        if !matches!(
-            view.detail,
-            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
-        ) || !view.method.eq_ignore_ascii_case("GET")
-        {
-            continue;
-        }
-        let Some(tool) = crate::derive::tool_index(manifest, &view.tool) else {
-            continue;
-        };
-        let lines = crate::derive::latest_lines(timeline, tool);
-        if let Some(map) = learn(views, &view.path_template, &lines, entities) {
+    for (index, lines) in crate::derive::recorded_reads(manifest, timeline, views) {
+        let template = views[index].path_template.clone();
+        if let Some(map) = learn(views, &template, &lines, entities) {
             views[index].detail = ViewDetail::IdMap(Box::new(map));
         }
     }

@@ -718,6 +718,23 @@ mod tests {
         assert!(learn(&values, &objects, &refs).is_empty());
     }
 
+    /// Which of `objects`, their link values set from `held`, an `eq` filter on `link`'s field
+    /// with `argument` matches.
+    fn matching(
+        objects: &[&Object],
+        link: &LinkField,
+        held: &[&Entity],
+        argument: &str,
+    ) -> Vec<bool> {
+        let mut listed: Vec<Object> = objects.iter().map(|object| (*object).clone()).collect();
+        with_links(listed.iter_mut(), &BTreeSet::from([link.clone()]), held);
+        let field = link.field();
+        listed
+            .iter()
+            .map(|object| matches(&field, object.get(&field), "eq", argument) == Some(true))
+            .collect()
+    }
+
     #[test]
     fn a_link_held_as_an_item_path_filters_by_the_whole_id() {
         let entities: Vec<Entity> = ["2", "12"]
@@ -745,14 +762,7 @@ mod tests {
         assert_eq!(learned["author"], vec![link.clone()]);
         let field = link.field();
         assert_eq!(LinkField::parse(&field), Some(link.clone()));
-        let mut listed: Vec<Object> = objects.iter().map(|object| (*object).clone()).collect();
-        with_links(listed.iter_mut(), &BTreeSet::from([link.clone()]), &refs);
-        let matching = |argument: &str| -> Vec<bool> {
-            listed
-                .iter()
-                .map(|object| matches(&field, object.get(&field), "eq", argument) == Some(true))
-                .collect()
-        };
+        let matching = |argument: &str| matching(&objects, &link, &refs, argument);
         // `2` is a part of author 12's path, but names author 2 alone.
         assert_eq!(matching("2"), [true, false]);
         assert_eq!(matching("12"), [false, true]);
@@ -763,6 +773,7 @@ mod tests {
         let learned = learn(&values, &[bare.as_object().unwrap()], &refs);
         assert!(learned.is_empty());
     }
+
     #[test]
     fn a_link_through_a_link_compares_the_id_its_item_path_names() {
         let entities = [
@@ -786,20 +797,10 @@ mod tests {
             key: "author".into(),
             key_only: true,
         };
-        let field = link.field();
         let a = json(r#"{"id": 1, "book": "/api/book/7/"}"#);
         let b = json(r#"{"id": 2, "book": "/api/book/8/"}"#);
-        let mut listed = [
-            a.as_object().unwrap().clone(),
-            b.as_object().unwrap().clone(),
-        ];
-        with_links(listed.iter_mut(), &BTreeSet::from([link.clone()]), &refs);
-        let matching = |argument: &str| -> Vec<bool> {
-            listed
-                .iter()
-                .map(|object| matches(&field, object.get(&field), "eq", argument) == Some(true))
-                .collect()
-        };
+        let objects = [a.as_object().unwrap(), b.as_object().unwrap()];
+        let matching = |argument: &str| matching(&objects, &link, &refs, argument);
         // The books' `author` is a path of a held collection: `1` names the book of author 1.
         assert_eq!(matching("1"), [true, false]);
         assert_eq!(matching("2"), [false, true]);

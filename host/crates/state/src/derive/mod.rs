@@ -511,6 +511,30 @@ pub(crate) fn tool_index(manifest: &Manifest, name: &str) -> Option<usize> {
     manifest.tools.iter().position(|tool| tool.name == name)
 }
 
+/// The `GET` views answering from their recordings or as a document, each with its position
+/// among `views` and its tool's latest checked lines ([`latest_lines`]): what the views derived
+/// from such reads (counts, id maps) are learned from.
+pub(crate) fn recorded_reads<'t>(
+    manifest: &Manifest,
+    timeline: &'t Timeline,
+    views: &[ReadView],
+) -> Vec<(usize, Vec<&'t Observation>)> {
+    views
+        .iter()
+        .enumerate()
+        .filter(|(_, view)| {
+            matches!(
+                view.detail,
+                ViewDetail::Recorded { .. } | ViewDetail::Document(_)
+            ) && view.method.eq_ignore_ascii_case("GET")
+        })
+        .filter_map(|(index, view)| {
+            let tool = tool_index(manifest, &view.tool)?;
+            Some((index, latest_lines(timeline, tool)))
+        })
+        .collect()
+}
+
 /// Whether a tool is a read tool by its method and name: safe methods and query `POST`s. (The
 /// `POST` tools the capture shows only reading are read tools too, see
 /// [`crate::observation::reading_posts`]; every read tool of a state has a view.)
