@@ -295,12 +295,6 @@ impl StateService {
                 .into();
             }
         };
-        let Some(envelope) = self.kept(count.envelope_ordinal) else {
-            return tool_error(
-                "internal_error",
-                "the count view's envelope record is not retained",
-            );
-        };
         let mut body = Object::with_capacity(count.beside.len() + 1);
         for (place, (name, value)) in count.beside.iter().enumerate() {
             if place == count.member_at {
@@ -311,6 +305,26 @@ impl StateService {
         if body.len() == count.beside.len() {
             body.insert(count.member.clone(), Json::from(number));
         }
+        let envelope = (count.envelope_ordinal, "count");
+        self.answer_in_envelope(envelope, body, exact, collection)
+    }
+
+    /// A view below a list's path answering `body` from the state of `collection`, in the status
+    /// and headers of its kept envelope record (`(ordinal, the view's kind)`, named in the error
+    /// when the record is not retained).
+    pub(crate) fn answer_in_envelope(
+        &self,
+        (ordinal, kind): (u64, &str),
+        body: Object,
+        exact: bool,
+        collection: String,
+    ) -> StateAnswer {
+        let Some(envelope) = self.kept(ordinal) else {
+            return tool_error(
+                "internal_error",
+                format!("the {kind} view's envelope record is not retained"),
+            );
+        };
         state_answer(
             envelope,
             Json::Object(body),

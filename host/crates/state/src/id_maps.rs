@@ -24,7 +24,7 @@ use rea_plugin_api::contracts::capture::CompactString;
 use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::answer::{StateAnswer, tool_error};
 use crate::call::Call;
 use crate::count_views::parent_path;
 use crate::derive::entities::collection_key;
@@ -230,19 +230,8 @@ impl StateService {
         let live = self.read();
         let held = live.collection(&map.entity_type, &collection);
         let body = mapped(&held, &map.member, term);
-        let Some(envelope) = self.kept(map.envelope_ordinal) else {
-            return Ok(tool_error(
-                "internal_error",
-                "the id map view's envelope record is not retained",
-            ));
-        };
-        Ok(state_answer(
-            envelope,
-            Json::Object(body),
-            self.replay().evidence_id(),
-            exact,
-            StateSource::state(collection, None),
-        ))
+        let envelope = (map.envelope_ordinal, "id map");
+        Ok(self.answer_in_envelope(envelope, body, exact, collection))
     }
 }
 

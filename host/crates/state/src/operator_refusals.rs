@@ -398,11 +398,8 @@ fn rename_member_words(answer: &mut Json, renamed: &[(String, String)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::name_set as held;
     use crate::test_support::read_observation;
-
-    fn held(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|name| (*name).to_owned()).collect()
-    }
 
     #[test]
     fn an_operator_name_is_a_held_field_then_one_word_between_bare_affixes() {

@@ -670,10 +670,7 @@ fn typed_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn held(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|name| (*name).to_owned()).collect()
-    }
+    use crate::test_support::name_set as held;
 
     #[test]
     fn a_name_form_names_the_plain_word_between_its_prefix_and_suffix() {

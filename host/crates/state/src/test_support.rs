@@ -122,3 +122,8 @@ pub(crate) fn owned_pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
 pub(crate) fn owned_names(items: &[&str]) -> Vec<String> {
     items.iter().map(|item| (*item).to_owned()).collect()
 }
+
+/// Names as a set of owned texts (the member names a type holds).
+pub(crate) fn name_set(items: &[&str]) -> std::collections::BTreeSet<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
