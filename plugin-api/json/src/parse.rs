@@ -184,23 +184,14 @@ pub fn parse_shared_text(
     source: &Arc<SourceText>,
     objects: &mut SharedObjects,
 ) -> Result<Json, JsonError> {
-    let text = source.as_str();
-    if text.starts_with('\u{feff}') {
-        return Err(JsonError::new(JsonErrorKind::ByteOrderMark, 0));
-    }
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        max_depth: DEFAULT_MAX_DEPTH,
-        hasher: None,
-        canonical: true,
-        string_limit: usize::MAX,
-        stream: None,
-        objects: Some(objects),
-        source: Some(Arc::clone(source)),
-    };
-    parser.whole_value().map(|(value, _)| value)
+    let options = ParseOptions::default();
+    parse_text(
+        source.as_str(),
+        &options,
+        None,
+        (Some(objects), Some(source)),
+    )
+    .map(|parsed| parsed.0)
 }
 
 /// How [`parse_streaming`] hands over the items of one array.
@@ -256,7 +247,7 @@ pub fn parse_streaming_text(
     options: &ParseOptions,
     stream: ItemStream<'_>,
 ) -> Result<Streamed, JsonError> {
-    parse_text(text, options, Some(stream), None).map(|(document, canonical)| Streamed {
+    parse_text(text, options, Some(stream), (None, None)).map(|(document, canonical)| Streamed {
         document,
         canonical,
     })
@@ -274,14 +265,16 @@ fn parse_document<'s>(
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|error| JsonError::new(JsonErrorKind::InvalidUtf8, error.valid_up_to()))?;
-    parse_text(text, options, stream, objects)
+    parse_text(text, options, stream, (objects, None))
 }
 
+/// Parses `text`; `objects` shares objects across parses, `source` (the shared text `text` is)
+/// lets long string values be ranges of it (see [`parse_shared_text`]).
 fn parse_text<'s>(
     text: &str,
     options: &ParseOptions,
     stream: Option<ItemStream<'s>>,
-    objects: Option<&'s mut SharedObjects>,
+    (objects, source): (Option<&'s mut SharedObjects>, Option<&Arc<SourceText>>),
 ) -> Result<(Json, bool), JsonError> {
     let bytes = text.as_bytes();
     let mut start = 0;
@@ -301,7 +294,7 @@ fn parse_text<'s>(
         string_limit: usize::MAX,
         stream,
         objects,
-        source: None,
+        source: source.cloned(),
     };
     parser.whole_value()
 }
