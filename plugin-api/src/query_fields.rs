@@ -374,8 +374,10 @@ pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
 /// or null), as fortune-json-api's `filter[f][min]`, `[fuzzy-match]` and `[exists]` spell them,
 /// and `inq` (`in`), as LoopBack's `filter[where][f][inq]` spells it, and the presence tests
 /// `is_null`, `not_null` and the text matches `starts`, `ends`, `exact` (equality) as an operator
-/// companion's value spells them (`title__match=starts`, PiccoloCRUD).
-pub const OPERATOR_ALIASES: [(&str, &str); 10] = [
+/// companion's value spells them (`title__match=starts`, PiccoloCRUD), and SQLAlchemy's operator
+/// names `ge`, `le` (`gte`, `lte`) and `ilike` (`pattern`) as a list of conditions spells them
+/// (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`).
+pub const OPERATOR_ALIASES: [(&str, &str); 13] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
@@ -386,6 +388,9 @@ pub const OPERATOR_ALIASES: [(&str, &str); 10] = [
     ("starts", "starts"),
     ("ends", "ends"),
     ("exact", "eq"),
+    ("ge", "gte"),
+    ("le", "lte"),
+    ("ilike", "pattern"),
 ];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a

@@ -5,7 +5,8 @@
 //! languages: TiddlyWiki's filter runs (`filter-steps`) and Directus's JSON filter objects
 //! (`json-filter`), whose `_or` groups hold by any branch, as FeathersJS's `$or` groups at the
 //! top of the query do (`$or[0][status]=doing`) and LoopBack's plain-word `or` groups inside its
-//! nested filter (`filter[where][or][0][status]=doing`)
+//! nested filter (`filter[where][or][0][status]=doing`), and Flask-REST-JSONAPI's list of
+//! `{name, op, val}` conditions (`filter=[{"name":"estimate","op":"ge","val":5}]`)
 //! (the Mango `$or` of PouchDB's `_find` bodies is checked in `state_body_queries`). An
 //! expression the grammar does not model is refused, never answered with another query's
 //! recording.
@@ -296,4 +297,33 @@ fn assert_accepted_and_live(app: &str, lines: &[&str]) {
         );
     }
     assert_live_answers(app, "get_tasks", lines);
+}
+
+#[test]
+fn filter_lists_apply_as_their_conditions_bracket_terms() {
+    // Recorded: `filter=[{"name":"estimate","op":"ge","val":5}]` and `title` `ilike` `%the%`
+    // (entries 11, 12). Never `le`, `priority`, nor another pattern: each condition is its
+    // bracket filter (`filter[priority][le]`), an operator word read as `lte` where no recording
+    // named it, and `ilike` an SQL pattern compared without case.
+    let (served, _) = served_with_probes("flask-rest-jsonapi-next");
+    let model = list_view(&served, "get_tasks")
+        .query
+        .clone()
+        .expect("a query model");
+    assert_eq!(
+        model.parameters.get("filter[estimate][ge]"),
+        Some(&QueryRole::filter("estimate", "gte"))
+    );
+    assert_eq!(
+        model.parameters.get("filter[title][ilike]"),
+        Some(&QueryRole::filter("title", "pattern"))
+    );
+    assert_live_answers(
+        "flask-rest-jsonapi-next",
+        "get_tasks",
+        &[
+            "GET /tasks?filter=%5B%7B%22name%22%3A%22priority%22,%22op%22%3A%22le%22,%22val%22%3A2%7D%5D",
+            "GET /tasks?filter=%5B%7B%22name%22%3A%22title%22,%22op%22%3A%22ilike%22,%22val%22%3A%22%25LOG%25%22%7D%5D",
+        ],
+    );
 }

@@ -98,6 +98,9 @@ impl QueryGrammar for JsonFilter {
 /// The terms of a JSON filter object, or of one bracket term through logical groups (see the
 /// module docs), given the fields the list's entity type holds.
 fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
+    if let Some(terms) = crate::filter_list::terms(name, value) {
+        return Some(terms);
+    }
     if !value.trim_start().starts_with('{') {
         return bracket_term(name, value).map(|term| vec![term]);
     }

@@ -16,7 +16,9 @@
 //!   its terms in the bracket spelling (`filter[state][_neq]`), those under an `_or` in their
 //!   branch; a bracket pair through `_or`/`_and` groups as its one term. In the `$` dialect
 //!   (MongoDB-style, Parse Server's `where=`) a bare value is its equality and typed `Pointer`
-//!   and `Date` values compare by what they name.
+//!   and `Date` values compare by what they name. A list of conditions, each naming a field, an
+//!   operator word and a value (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`,
+//!   [`filter_list`]), is its conditions' bracket filters.
 //! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
 //!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
 //!   `key`, split into filter and sort terms read in the call's direction.
@@ -31,6 +33,7 @@
 
 pub mod affixes;
 pub mod companion;
+pub mod filter_list;
 pub mod json_filter;
 pub mod key_range;
 pub mod kv_range;
