@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Record build.har, probe-reads.har and probe-crud.har of a project tracker served by
+# Flask-AppBuilder's ModelRestApi (Flask + SQLAlchemy, a SQLite file in a temporary folder; the app
+# is app.py in this folder, its seed seed.py) into this folder, with its README.md.
+# Usage: bash tests/corpus/apps/fab/record.sh (from anywhere).
+# The app's venv is made under /tmp (REA_FAB_VENV, default /tmp/rea-fab-venv) from the `==` pins of
+# requirements.txt (Flask-AppBuilder and every distribution it pulls); logs go to run/ (git-ignored);
+# the server and the proxy bind 127.0.0.1 only and are stopped by PID.
+set -euo pipefail
+cd "$(dirname "$0")"
+venv="${REA_FAB_VENV:-/tmp/rea-fab-venv}"
+bash ../../kit/setup.sh
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install -q -r requirements.txt
+mkdir -p run
+REA_FAB_VENV="$venv" ../../kit/.venv/bin/python record.py
