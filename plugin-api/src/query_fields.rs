@@ -56,7 +56,7 @@ pub const WHOLE_POSITION_NAMES: [&str; 4] = ["offset", "start", "_start", "page"
 /// End-index parameter names.
 pub const END_NAMES: [&str; 2] = ["_end", "end"];
 /// Sort parameter names.
-pub const SORT_NAMES: [&str; 9] = [
+pub const SORT_NAMES: [&str; 10] = [
     "sort",
     "_sort",
     "sort_by",
@@ -66,9 +66,10 @@ pub const SORT_NAMES: [&str; 9] = [
     "ordering",
     "$orderby",
     "sortField",
+    "order_column",
 ];
 /// Sort-direction parameter names.
-pub const ORDER_NAMES: [&str; 7] = [
+pub const ORDER_NAMES: [&str; 8] = [
     "order",
     "_order",
     "direction",
@@ -76,6 +77,7 @@ pub const ORDER_NAMES: [&str; 7] = [
     "sort_order",
     "sortOrder",
     "sortDir",
+    "order_direction",
 ];
 /// Search parameter names.
 pub const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
@@ -376,8 +378,9 @@ pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
 /// `is_null`, `not_null` and the text matches `starts`, `ends`, `exact` (equality) as an operator
 /// companion's value spells them (`title__match=starts`, PiccoloCRUD), and SQLAlchemy's operator
 /// names `ge`, `le` (`gte`, `lte`) and `ilike` (`pattern`) as a list of conditions spells them
-/// (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`).
-pub const OPERATOR_ALIASES: [(&str, &str); 13] = [
+/// (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`), and Flask-AppBuilder's `ct`
+/// (`like`), `sw` (`starts`) and `ew` (`ends`) in a Rison query's conditions.
+pub const OPERATOR_ALIASES: [(&str, &str); 16] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
@@ -391,6 +394,9 @@ pub const OPERATOR_ALIASES: [(&str, &str); 13] = [
     ("ge", "gte"),
     ("le", "lte"),
     ("ilike", "pattern"),
+    ("ct", "like"),
+    ("sw", "starts"),
+    ("ew", "ends"),
 ];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a

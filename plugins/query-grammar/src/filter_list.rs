@@ -15,6 +15,8 @@ use rea_plugin_api::contracts::query::{QueryRole, QueryTerm};
 use rea_plugin_api::json::{Json, Object, parse};
 use rea_plugin_api::query_fields::bracket_filter;
 
+use crate::json_filter::operand;
+
 /// The member names a condition spells its field with.
 pub const FIELD_KEYS: [&str; 4] = ["name", "field", "col", "column"];
 
@@ -33,12 +35,19 @@ pub fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
     let Json::Array(conditions) = parse(value.as_bytes()).ok()? else {
         return None;
     };
+    condition_terms(name, &conditions)
+}
+
+/// The terms of a list of conditions, each named in the bracket spelling under `base`
+/// (`base[field][op]`); `None` when an item is no condition, the list is empty or names one
+/// field and operator twice.
+pub fn condition_terms(base: &str, conditions: &[Json]) -> Option<Vec<QueryTerm>> {
     let mut terms: Vec<QueryTerm> = Vec::new();
-    for condition in conditions.iter() {
+    for condition in conditions {
         let Json::Object(members) = condition else {
             return None;
         };
-        let term = condition_term(name, members)?;
+        let term = condition_term(base, members)?;
         if terms.iter().any(|known| known.name == term.name) {
             return None;
         }
@@ -47,9 +56,9 @@ pub fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
     (!terms.is_empty()).then_some(terms)
 }
 
-/// One condition as its term: `name[field][op]` with the value's text (a list as its items
+/// One condition as its term: `base[field][op]` with the value's text (a list as its items
 /// joined by commas), playing the filter its field and operator word name when the word is known.
-fn condition_term(name: &str, members: &Object) -> Option<QueryTerm> {
+fn condition_term(base: &str, members: &Object) -> Option<QueryTerm> {
     if members.len() != 3 {
         return None;
     }
@@ -59,13 +68,12 @@ fn condition_term(name: &str, members: &Object) -> Option<QueryTerm> {
     if !plain_word(field) || !plain_word(operator) {
         return None;
     }
-    let spelled = format!("{name}[{field}][{operator}]");
-    let roles = bracket_filter(&spelled)
+    let roles = bracket_filter(&format!("filter[{field}][{operator}]"))
         .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
         .unwrap_or_default();
     Some(QueryTerm {
-        name: spelled,
-        value: value_text(value)?,
+        name: format!("{base}[{field}][{operator}]"),
+        value: operand(value)?,
         roles,
         within: Vec::new(),
     })
@@ -84,26 +92,6 @@ fn text_member<'a>(members: &'a Object, keys: &[&str]) -> Option<&'a str> {
 /// A name that can stand in one bracket: not empty, no brackets, no logical group.
 fn plain_word(text: &str) -> bool {
     !text.is_empty() && !text.contains(['[', ']']) && !matches!(text, "or" | "and" | "not")
-}
-
-/// A condition's value as a term's text: a scalar as written, a list of scalars as its items
-/// joined by commas, `null` as `null`; `None` for an object or a nested list.
-fn value_text(value: &Json) -> Option<String> {
-    match value {
-        Json::String(text) => Some(text.to_string()),
-        Json::Number(number) => Some(number.as_str().to_owned()),
-        Json::Bool(flag) => Some(flag.to_string()),
-        Json::Null => Some("null".to_owned()),
-        Json::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Json::Array(_) | Json::Object(_) => None,
-                scalar => value_text(scalar),
-            })
-            .collect::<Option<Vec<String>>>()
-            .map(|items| items.join(",")),
-        Json::Object(_) => None,
-    }
 }
 
 #[cfg(test)]

@@ -101,6 +101,9 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
     if let Some(terms) = crate::filter_list::terms(name, value) {
         return Some(terms);
     }
+    if let Some(terms) = crate::rison_query::terms(name, value) {
+        return Some(terms);
+    }
     if !value.trim_start().starts_with('{') {
         return bracket_term(name, value).map(|term| vec![term]);
     }
@@ -786,7 +789,7 @@ fn escaped(text: &str) -> String {
 }
 
 /// An operator's value as query text: a scalar as written, an array as its comma-separated items.
-fn operand(value: &Json) -> Option<String> {
+pub(crate) fn operand(value: &Json) -> Option<String> {
     match value {
         Json::String(text) => Some(text.to_string()),
         Json::Number(number) => Some(number.as_str().to_owned()),

@@ -18,7 +18,9 @@
 //!   (MongoDB-style, Parse Server's `where=`) a bare value is its equality and typed `Pointer`
 //!   and `Date` values compare by what they name. A list of conditions, each naming a field, an
 //!   operator word and a value (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`,
-//!   [`filter_list`]), is its conditions' bracket filters.
+//!   [`filter_list`]), is its conditions' bracket filters; a whole query spelled as one Rison
+//!   object (`q=(filters:!((col:status,opr:eq,value:todo)),page:0)`, [`rison_query`]) the
+//!   terms of its bracket spelling.
 //! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
 //!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
 //!   `key`, split into filter and sort terms read in the call's direction.
@@ -38,6 +40,8 @@ pub mod json_filter;
 pub mod key_range;
 pub mod kv_range;
 pub mod mango;
+pub mod rison;
+pub mod rison_query;
 pub mod search_filter;
 pub mod steps;
 

@@ -61,6 +61,7 @@ pub mod folder_compose;
 pub mod fused_identity;
 pub mod held;
 pub mod id_maps;
+pub mod identity_lists;
 pub mod instant;
 pub mod intake;
 pub mod inverse;

@@ -18,6 +18,9 @@
 //! parameter only lines that test no role named (lines after the writes) is learned from their
 //! values alone and takes the operator the tested link filters chose ([`untested_roles`]).
 //!
+//! A bracket term naming a member before a word no operator spells (`q[filters][project][rel_o_m]
+//! =2`, a relation's own operator word) is that member's link parameter ([`bracketed_member`]).
+//!
 //! A parameter named as the member joined to a text member of the linked type by a separator of
 //! punctuation (`project__code=SGB`, `project.code=SGB`: the tasks whose project's `code` is
 //! `SGB`) names the linked entities by that member alone, never by id
@@ -27,7 +30,9 @@
 //! (`"author": "/api/v1/author/2/"`, see [`crate::item_uris`]) links the ids those paths name:
 //! its filter compares the id a path names, never the path's text (`author=2` does not list
 //! the books of author 12). A parameter whose recorded values all name such links by id learns
-//! a link by id alone (an empty [`LinkField::key`]).
+//! a link by id alone (an empty [`LinkField::key`]), and so does one whose values name by id the
+//! entities a member links as link objects (`"project": {"id": 2, "code": "API"}`), which no
+//! plain equality compares.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -105,6 +110,31 @@ pub fn joined_name<'n>(name: &'n str, objects: &[&Object]) -> Option<(&'n str, &
                 && objects.iter().any(|object| object.contains_key(member));
             fits.then_some((member, key))
         })
+}
+
+/// Whether some object holds, under `member`, a link object (an object with an `id`): a link a
+/// plain equality cannot compare, so values naming its entities by id alone teach the link.
+fn holds_link_objects(objects: &[&Object], member: &str) -> bool {
+    objects.iter().any(|object| {
+        object
+            .get(member)
+            .and_then(Json::as_object)
+            .is_some_and(|link| link.contains_key("id"))
+    })
+}
+
+/// The member a bracket term names before a word no operator spells (`q[filters][project]
+/// [rel_o_m]`: `project`, a relation's own operator), when the listed objects hold it: a term
+/// whose role only its values can teach, compared as a link.
+pub fn bracketed_member<'n>(name: &'n str, objects: &[&Object]) -> Option<&'n str> {
+    let (_, rest) = name.split_once('[')?;
+    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let [.., member, word] = parts.as_slice() else {
+        return None;
+    };
+    (rea_plugin_api::query_fields::operator_word(word).is_none()
+        && objects.iter().any(|object| object.contains_key(member)))
+    .then_some(*member)
 }
 
 /// The ids a member's value links: a scalar id, an object's `id`, or an array of either; `null`
@@ -310,7 +340,10 @@ pub fn learn(
             true => (name.as_str(), None),
             false => match joined_name(name, objects) {
                 Some((member, key)) => (member, Some(key)),
-                None => continue,
+                None => match bracketed_member(name, objects) {
+                    Some(member) => (member, None),
+                    None => continue,
+                },
             },
         };
         let Some(held_ids) = member_ids(objects, member) else {
@@ -427,8 +460,10 @@ fn type_links(
             key_only: key.is_some(),
         })
         .collect();
-    let by_id_alone =
-        paths && keyed.is_empty() && key.is_none() && items.iter().all(|item| ids.contains(item));
+    let by_id_alone = (paths || holds_link_objects(objects, member))
+        && keyed.is_empty()
+        && key.is_none()
+        && items.iter().all(|item| ids.contains(item));
     if !by_id_alone {
         return keyed;
     }

@@ -538,6 +538,10 @@ pub struct ListView {
     pub lines: Vec<ListLine>,
     /// Envelope members (pointers) counting the members listed.
     pub counters: Vec<String>,
+    /// Envelope members (pointers) listing the identities of the members listed, in order
+    /// (see [`crate::identity_lists`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identity_lists: Vec<String>,
     /// The query model learned from the recordings, when one reproduced them.
     pub query: Option<QueryModel>,
     /// Envelope members (pointers) whose value each response minted.

@@ -178,16 +178,22 @@ fn spells_segment(text: &str, id: &str) -> bool {
     !id.is_empty() && text.contains('/') && text.split(['/', '?', '#']).any(|part| part == id)
 }
 
-/// The keys the successful recordings of a collection name: the members of the objects its
-/// creates sent, and those of the objects its list answers show (an array of objects at the root,
-/// or one or two members down).
-fn named_keys(
+/// The keys the successful recordings of a collection (its path, or the same with a trailing
+/// slash) name: the members of the objects its creates sent, and those of the objects its list
+/// answers show (an array of objects at the root, or one or two members down).
+pub(crate) fn named_keys(
     timeline: &Timeline,
     collection: &[CompactString],
 ) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut sent, mut listed) = (BTreeSet::new(), BTreeSet::new());
     for observation in timeline.by_ordinal.values() {
-        if !observation.is_success() || observation.segments != collection {
+        // The collection's path, also spelled with a trailing slash (an empty last segment).
+        let of_collection = observation.segments == collection
+            || observation
+                .segments
+                .split_last()
+                .is_some_and(|(last, rest)| last.is_empty() && rest == collection);
+        if !observation.is_success() || !of_collection {
             continue;
         }
         if observation.method.eq_ignore_ascii_case("POST") {

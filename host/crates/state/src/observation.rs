@@ -149,6 +149,9 @@ pub struct Timeline {
     pub first_write: Option<u64>,
     /// Its position in record order (`usize::MAX` without one).
     pub cutoff: usize,
+    /// The position of the first read: a write before it whose effect the state does not model
+    /// (a session's log-in) relates to no read (see [`crate::derive::windows`]).
+    pub first_read: usize,
     /// The observations' ordinals in record order (index: position).
     pub ordered: Vec<u64>,
     /// The `POST` tools the capture shows only reading (see [`reading_posts`]): read tools that
@@ -198,6 +201,24 @@ fn first_write(
         .map(|observation| (observation.ordinal, observation.position))
 }
 
+/// The position of the first read (a call of a read tool, or of a `POST` tool the capture shows
+/// only reading); 0 without one. A write before it whose effect the state does not model (a
+/// session's log-in) relates to no read (see [`crate::derive::windows`]).
+fn first_read(
+    manifest: &Manifest,
+    by_ordinal: &BTreeMap<u64, Observation>,
+    reading: &BTreeSet<usize>,
+) -> usize {
+    by_ordinal
+        .values()
+        .filter(|observation| {
+            reading.contains(&observation.tool) || !is_write_tool(&manifest.tools[observation.tool])
+        })
+        .map(|observation| observation.position)
+        .min()
+        .unwrap_or(0)
+}
+
 impl Timeline {
     /// Prepares the records a manifest's tools cite.
     pub fn new(manifest: &Manifest, records: &[CaptureRecord]) -> Self {
@@ -239,6 +260,7 @@ impl Timeline {
             })
             .collect();
         let reading = reading_posts(manifest, &by_ordinal, &by_tool);
+        let first_read = first_read(manifest, &by_ordinal, &reading);
         let first_write = first_write(manifest, &by_ordinal, &reading);
         let cutoff = first_write.map_or(usize::MAX, |(_, position)| position);
         for observation in by_ordinal.values_mut() {
@@ -255,6 +277,7 @@ impl Timeline {
             order,
             first_write: first_write.map(|(ordinal, _)| ordinal),
             cutoff,
+            first_read,
             ordered: ordered.into_iter().map(|(_, ordinal)| ordinal).collect(),
             reading_posts: reading,
         };

@@ -2124,11 +2124,15 @@ impl StateService {
     ) -> Option<(Json, &KeptRecord)> {
         let base = self.kept(line.record_ordinal)?;
         let count = members.len();
-        let mut body = with_value_at(
-            base.json().cloned()?,
-            &list.list_pointer,
-            Json::Array(members),
-        );
+        let mut envelope = base.json().cloned()?;
+        if let Some(entity_type) = self.derived().entity_type(&list.entity_type) {
+            crate::identity_lists::set(
+                &mut envelope,
+                &list.identity_lists,
+                (&members, &entity_type.identity_field),
+            );
+        }
+        let mut body = with_value_at(envelope, &list.list_pointer, Json::Array(members));
         for counter in &list.counters {
             set_counter(&mut body, counter, count);
         }

@@ -145,9 +145,10 @@ pub fn plan(
         .filter(|line| line.query.is_none())
         .collect();
     let basis = if plain.is_empty() { &lines } else { &plain };
-    let (entity_pointer, identity_field) = echoed_identity(basis, template[last], last)?;
-    let entity_type = collection_template(&written, last);
     let collection = basis[0].segments[..last.min(basis[0].segments.len())].to_vec();
+    let candidates = echoed_identity(basis, template[last], last)?;
+    let (entity_pointer, identity_field) = listed_entity(timeline, &collection, basis, candidates);
+    let entity_type = listed_spelling(manifest, collection_template(&written, last));
     let nesting = crate::nesting::learn(
         timeline,
         &collection,
@@ -179,13 +180,13 @@ pub fn plan(
 }
 
 /// Where every line of `basis` echoes its path's item id (`template` at segment `last`): the
-/// entity's pointer and identity field, the root first, then an envelope's object, then an
+/// entity's pointers and identity fields, the root first, then an envelope's object, then an
 /// array's one item; `Err(None)` when no place echoes it on every line.
 fn echoed_identity(
     basis: &[&Observation],
     template: &str,
     last: usize,
-) -> Result<(String, String), Option<&'static str>> {
+) -> Result<Vec<(String, String)>, Option<&'static str>> {
     let mut common: Option<Vec<(String, String)>> = None;
     for line in basis {
         let Some(segment) = line.segments.get(last) else {
@@ -215,7 +216,44 @@ fn echoed_identity(
             identity_preference(field),
         )
     });
-    Ok(candidates.swap_remove(0))
+    Ok(candidates)
+}
+
+/// The place of the entity among the places echoing the item id (in preference order, see
+/// [`echoed_identity`]): the first, unless that is the root and an envelope's object one level
+/// down echoes it too and holds every member the collection's list answers show its entities
+/// with (`{"id": 1, "result": {"id": 1, …}, "label_columns": {…}}`: the entity is `/result`,
+/// the root an envelope repeating its id).
+fn listed_entity(
+    timeline: &Timeline,
+    collection: &[rea_plugin_api::contracts::capture::CompactString],
+    basis: &[&Observation],
+    mut candidates: Vec<(String, String)>,
+) -> (String, String) {
+    let root_first = candidates
+        .first()
+        .is_some_and(|(pointer, _)| pointer.is_empty());
+    if root_first {
+        let (_, listed) = crate::nesting::named_keys(timeline, collection);
+        let holds_listed = |pointer: &str| {
+            !listed.is_empty()
+                && listed.iter().all(|key| {
+                    basis.iter().any(|line| {
+                        line.body
+                            .as_ref()
+                            .and_then(|body| body.pointer(pointer))
+                            .and_then(Json::as_object)
+                            .is_some_and(|object| object.contains_key(key))
+                    })
+                })
+        };
+        if let Some(at) = candidates.iter().position(|(pointer, _)| {
+            !pointer.is_empty() && !pointer.ends_with("/0") && holds_listed(pointer)
+        }) {
+            return candidates.swap_remove(at);
+        }
+    }
+    candidates.swap_remove(0)
 }
 
 /// The collection template of an item template's first `last` segments, with the trailing slash
@@ -228,6 +266,24 @@ fn collection_template(template: &[&str], last: usize) -> String {
         ""
     };
     format!("/{}{slash}", template[..last].join("/"))
+}
+
+/// A collection template as the collection's list tool spells it: with a trailing slash where a
+/// `GET` tool lists the collection so and none spells it without (`/api/v1/task/` listing the
+/// items `/api/v1/task/{id}`), so the items and the list are one type.
+fn listed_spelling(manifest: &Manifest, template: String) -> String {
+    let listed = |path: &str| {
+        manifest
+            .tools
+            .iter()
+            .any(|tool| tool.method.eq_ignore_ascii_case("GET") && tool.path_template == path)
+    };
+    let slashed = format!("{template}/");
+    if !template.ends_with('/') && !listed(&template) && listed(&slashed) {
+        slashed
+    } else {
+        template
+    }
 }
 
 /// Whether a query parameter's name reads like it names an entity (an id, a key, a name, a

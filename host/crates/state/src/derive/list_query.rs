@@ -1509,7 +1509,9 @@ pub(crate) fn paged_members(
     pointers
         .into_iter()
         .filter_map(|pointer| {
-            let mut values = pages.iter().map(|(body, _)| value_at(body, &pointer));
+            // A member some envelopes leave out (a parameter choosing the envelope's members)
+            // and the others agree on is the envelope's shape, not the page's.
+            let mut values = pages.iter().filter_map(|(body, _)| body.pointer(&pointer));
             let first = values.next()?;
             if values.all(|value| value == first) {
                 return None;

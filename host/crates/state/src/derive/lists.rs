@@ -779,6 +779,18 @@ pub fn verify(
         Err(reason) => return recorded(reason),
     };
     let counters = common_counters(&lines.lines, &plan.list_pointer);
+    let identity_lists = entities
+        .entity_type(&plan.entity_type)
+        .map(|entity_type| {
+            crate::identity_lists::learned(
+                &lines.lines,
+                &plan.list_pointer,
+                &entity_type.identity_field,
+            )
+        })
+        .unwrap_or_default();
+    // What the state computes from the members listed: no role's, never minted per response.
+    let computed: Vec<String> = counters.iter().chain(&identity_lists).cloned().collect();
     let mut matched = match_lines(&lines.ordered, &plan, &shape, entities);
     if matched.passing.is_empty() || matched.failing.iter().any(|line| line.query.is_none()) {
         return recorded("list-differs");
@@ -806,7 +818,7 @@ pub fn verify(
     let mut query = learned_query(
         (&plan, &view),
         (&matched, &undocumented),
-        &counters,
+        &computed,
         entities,
         (rules, &built.lines, &others),
     );
@@ -820,7 +832,7 @@ pub fn verify(
     let per_response_members = per_response_members(
         &plan.list_pointer,
         &matched.passing,
-        &counters,
+        &computed,
         query.as_ref(),
     );
     ViewDetail::List(ListView {
@@ -828,6 +840,7 @@ pub fn verify(
         list_pointer: plan.list_pointer,
         lines: built.lines,
         counters,
+        identity_lists,
         query,
         per_response_members,
         projected_query_keys,

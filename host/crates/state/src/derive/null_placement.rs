@@ -105,6 +105,7 @@ mod tests {
                 list_pointer: String::new(),
                 lines,
                 counters: Vec::new(),
+                identity_lists: Vec::new(),
                 query: Some(query),
                 per_response_members: Vec::new(),
                 projected_query_keys: Default::default(),

@@ -5,7 +5,8 @@
 //! its path (or, for a create tied to another collection, its observed entity) names; a document
 //! view's document; or everything, when the state does not model its effect (no state target, an
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
-//! failing); a write to a path an item view reads also relates to the entity that path names (a
+//! failing), but such a write before every read (a session's log-in) relates to none: every
+//! read observed the state it left; a write to a path an item view reads also relates to the entity that path names (a
 //! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads: that one
 //! entity). A member write (one key of a map an entity holds), and a write of one item its path
 //! names (an update, a create by `PUT`, a delete), relate to the one entity its path names. A read shows the entities of its item or list view's type (an item or member read: the
@@ -33,6 +34,12 @@ use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::listed_collection;
 use crate::model::{EntityType, ReadView, RelatedWrite, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline, decoded};
+
+/// Whether a write relating to everything (its effect not modelled: a session's log-in) came
+/// before every read: the state every read observed is the one it left, so it relates to none.
+fn before_every_read(timeline: &Timeline, write: &RelatedWrite, position: usize) -> bool {
+    position < timeline.first_read && matches!(write.scope, WriteScope::All)
+}
 
 /// The most extraction passes run before the first pass's windows are kept.
 pub const MAX_PASSES: usize = 4;
@@ -164,6 +171,9 @@ impl Firsts {
             let Some(position) = timeline.get(write.ordinal).map(|write| write.position) else {
                 continue;
             };
+            if before_every_read(timeline, write, position) {
+                continue;
+            }
             match &write.scope {
                 WriteScope::All => earliest(&mut firsts.all, position),
                 WriteScope::Type {
@@ -260,8 +270,9 @@ pub fn window_ends(
     let firsts = Firsts::of(timeline, views, related);
     let first_any = related
         .iter()
-        .filter_map(|write| timeline.get(write.ordinal))
-        .map(|write| write.position)
+        .filter_map(|write| Some((write, timeline.get(write.ordinal)?.position)))
+        .filter(|(write, position)| !before_every_read(timeline, write, *position))
+        .map(|(_, position)| position)
         .min();
     let by_tool: HashMap<&str, &ReadView> = views
         .iter()
