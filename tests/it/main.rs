@@ -97,6 +97,7 @@ mod state_document_writes;
 mod state_drf_plain;
 mod state_echo_order;
 mod state_error_answers;
+mod state_fab;
 mod state_field_exclusions;
 mod state_field_selection;
 mod state_filtered_confirm;

@@ -607,6 +607,38 @@ mod tests {
     }
 
     #[test]
+    fn a_bracket_term_over_link_objects_names_them_by_id() {
+        let entities = [
+            entity("/project", "1", r#"{"id": "1", "code": "WEB"}"#),
+            entity("/project", "2", r#"{"id": "2", "code": "API"}"#),
+        ];
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"project": {"id": "1", "code": "WEB"}}"#);
+        let b = json(r#"{"project": {"id": "2", "code": "API"}}"#);
+        let objects = vec![a.as_object().unwrap(), b.as_object().unwrap()];
+        // A relation's own operator word: the member before it, by id alone.
+        let values = BTreeMap::from([
+            (
+                "q[filters][project][rel_o_m]".to_owned(),
+                vec!["2".to_owned()],
+            ),
+            ("q[filters][project][eq]".to_owned(), vec!["2".to_owned()]),
+        ]);
+        let learned = learn(&values, &objects, &refs);
+        assert_eq!(
+            learned["q[filters][project][rel_o_m]"],
+            vec![LinkField {
+                member: "project".into(),
+                target_type: "/project".into(),
+                key: String::new(),
+                key_only: false,
+            }]
+        );
+        // A known operator word keeps its own filter.
+        assert!(!learned.contains_key("q[filters][project][eq]"));
+    }
+
+    #[test]
     fn a_link_object_pins_the_type_it_is_a_part_of() {
         let entities = [
             entity(

@@ -497,6 +497,10 @@ pub struct ItemView {
     /// entity flat (see [`crate::nesting`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nesting: Option<crate::nesting::Nesting>,
+    /// Envelope members beside the entity that echo its identity (`/id` of `{"id": 1, "result":
+    /// {"id": 1, …}}`): set to the identity of the entity answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identity_echoes: Vec<String>,
     /// Query pairs whose answer shows a digest of a member's text (see [`crate::digests`]): a
     /// call naming one the view would otherwise replay answers the entity with the digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -1646,6 +1646,13 @@ impl StateService {
             let pairs: Vec<(String, String)> = recorded.into_iter().zip(called).collect();
             crate::missing::rename_entity_values(&mut body, &pairs);
         }
+        if let Some(identity) = crate::render::identity_value(&rendered, &item.identity_field) {
+            for echo in &item.identity_echoes {
+                if let Some(slot) = crate::render::pointer_mut(&mut body, echo) {
+                    *slot = identity.clone().into_owned();
+                }
+            }
+        }
         let rendered = match (&item.nesting, body.pointer(&item.entity_pointer)) {
             (Some(nesting), Some(shell)) => nesting.nest(&item.identity_field, shell, &rendered),
             _ => rendered,

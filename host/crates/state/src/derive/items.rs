@@ -43,6 +43,8 @@ pub struct ItemPlan {
     pub neutral: BTreeSet<String>,
     /// How the entity object nests its properties, when it does (see [`crate::nesting`]).
     pub nesting: Option<Nesting>,
+    /// The envelope members beside the entity echoing its identity (see [`listed_entity`]).
+    pub identity_echoes: Vec<String>,
 }
 
 /// The preference of an identity field name (lower is better).
@@ -147,7 +149,8 @@ pub fn plan(
     let basis = if plain.is_empty() { &lines } else { &plain };
     let collection = basis[0].segments[..last.min(basis[0].segments.len())].to_vec();
     let candidates = echoed_identity(basis, template[last], last)?;
-    let (entity_pointer, identity_field) = listed_entity(timeline, &collection, basis, candidates);
+    let ((entity_pointer, identity_field), identity_echoes) =
+        listed_entity(timeline, &collection, basis, candidates);
     let entity_type = listed_spelling(manifest, collection_template(&written, last));
     let nesting = crate::nesting::learn(
         timeline,
@@ -176,6 +179,7 @@ pub fn plan(
         key: ItemKey::Path,
         neutral: neutral_names(timeline, index),
         nesting,
+        identity_echoes,
     })
 }
 
@@ -220,16 +224,16 @@ fn echoed_identity(
 }
 
 /// The place of the entity among the places echoing the item id (in preference order, see
-/// [`echoed_identity`]): the first, unless that is the root and an envelope's object one level
-/// down echoes it too and holds every member the collection's list answers show its entities
-/// with (`{"id": 1, "result": {"id": 1, …}, "label_columns": {…}}`: the entity is `/result`,
-/// the root an envelope repeating its id).
+/// [`echoed_identity`]), and the envelope members echoing it beside the entity: the first, unless
+/// that is the root and an envelope's object one level down echoes it too and holds every member
+/// the collection's list answers show its entities with (`{"id": 1, "result": {"id": 1, …},
+/// "label_columns": {…}}`: the entity is `/result`, the root's `id` an echo of its identity).
 fn listed_entity(
     timeline: &Timeline,
     collection: &[rea_plugin_api::contracts::capture::CompactString],
     basis: &[&Observation],
     mut candidates: Vec<(String, String)>,
-) -> (String, String) {
+) -> ((String, String), Vec<String>) {
     let root_first = candidates
         .first()
         .is_some_and(|(pointer, _)| pointer.is_empty());
@@ -250,10 +254,15 @@ fn listed_entity(
         if let Some(at) = candidates.iter().position(|(pointer, _)| {
             !pointer.is_empty() && !pointer.ends_with("/0") && holds_listed(pointer)
         }) {
-            return candidates.swap_remove(at);
+            let echoes = candidates
+                .iter()
+                .filter(|(pointer, _)| pointer.is_empty())
+                .map(|(_, field)| format!("/{}", escape_pointer_segment(field)))
+                .collect();
+            return (candidates.swap_remove(at), echoes);
         }
     }
-    candidates.swap_remove(0)
+    (candidates.swap_remove(0), Vec::new())
 }
 
 /// The collection template of an item template's first `last` segments, with the trailing slash
@@ -407,6 +416,7 @@ fn query_plan(
         key: ItemKey::Query { parameter, field },
         neutral: BTreeSet::new(),
         nesting: None,
+        identity_echoes: Vec::new(),
     })
 }
 
@@ -699,6 +709,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         restated_query,
         neutral_query: plan.neutral.iter().cloned().collect(),
         nesting: plan.nesting,
+        identity_echoes: plan.identity_echoes,
         digests: Vec::new(),
         selection: None,
         relations: Vec::new(),

@@ -1778,4 +1778,16 @@ mod tests {
         // Alike on every page: the envelope's own.
         assert!(paged_members(&pages[..1], "/rows", computed).is_empty());
     }
+
+    #[test]
+    fn a_member_some_envelopes_leave_out_is_no_paged_member() {
+        // A parameter choosing the envelope's members (`keys:!(list_columns)`) leaves `labels`
+        // out of one answer; the others agree on it.
+        let pages = [
+            page(r#"{"labels": {"a": "A"}, "rows": []}"#, false),
+            page(r#"{"rows": []}"#, true),
+            page(r#"{"labels": {"a": "A"}, "rows": []}"#, true),
+        ];
+        assert!(paged_members(&pages, "/rows", |_| false).is_empty());
+    }
 }

@@ -668,6 +668,22 @@ fn record_order_follows_start_instants_unless_one_is_unusable() {
 }
 
 #[test]
+fn a_log_in_before_every_read_ends_no_window() {
+    // The log-in's effect is not modelled (it writes everything, as far as the state knows),
+    // but every read observed the state it left.
+    let login = record(0, "POST", "/session", 200, json!({"token": "t0"}));
+    let read = record(1, "GET", "/posts", 200, json!([post(1)]));
+    let fixture = derive(vec![login, read]);
+    assert_eq!(fixture.state.entities.len(), 1);
+    // After a read, the same write ends every window.
+    let early = record(0, "GET", "/info", 200, json!({"name": "blog"}));
+    let login = record(1, "POST", "/session", 200, json!({"token": "t0"}));
+    let read = record(2, "GET", "/posts", 200, json!([post(1)]));
+    let fixture = derive(vec![early, login, read]);
+    assert_eq!(fixture.state.entities.len(), 0);
+}
+
+#[test]
 fn whole_lines_list_every_entity_in_state_order() {
     // contract: STATE-046, STATE-048, STATE-049, STATE-050, STATE-102, STATE-103
     let fixture = derive(vec![

@@ -1,0 +1,90 @@
+//! Flask-AppBuilder's REST API (corpus app `fab`), an application the state engine was not
+//! developed on: its whole list query is one Rison parameter (`q=(filters:!((col:status,opr:eq,
+//! value:done)),order_column:title,page:0,page_size:5)`, split by `json-filter`'s Rison reading
+//! into bracket terms), its list answers list the page's ids beside the rows (`ids`, an identity
+//! list the state computes), its item answers repeat the id around the entity (`{id, result:
+//! {id, …}, label_columns, show_columns}`), its items (`/api/v1/task/{id}`) and list
+//! (`/api/v1/task/`) differ by a trailing slash, every session logs in before its first read,
+//! and a relation filter names its own operator (`rel_o_m`) over link objects (`project: {id,
+//! code}`). Probe reads of filter values, relations and items the build never read are
+//! answered from the state with the live body.
+
+use rea_plugin_api::contracts::query::QueryRole;
+use rea_state::model::ViewDetail;
+use serde_json::Value;
+
+use crate::state_query_grammar::{assert_live_answers, served_with_probes};
+use crate::state_support::{id_arguments, list_view, live_answer, query_model, view_detail};
+
+const APP: &str = "fab";
+const TASKS: &str = "get_task";
+
+#[test]
+fn the_rison_query_is_learned_as_its_bracket_terms() {
+    let (served, _) = served_with_probes(APP);
+    let model = query_model(&served, TASKS);
+    assert_eq!(
+        model.parameters.get("q[filters][status][eq]"),
+        Some(&QueryRole::filter("status", "eq"))
+    );
+    assert_eq!(
+        model.parameters.get("q[filters][title][ct]"),
+        Some(&QueryRole::filter("title", "like"))
+    );
+    assert_eq!(
+        model.parameters.get("q[page]"),
+        Some(&QueryRole::Page { base: 0 })
+    );
+    assert_eq!(
+        model.parameters.get("q[page_size]"),
+        Some(&QueryRole::PageSize)
+    );
+    assert!(!model.parameters.contains_key("q"));
+    // `ids` lists the page's identities: computed, neither minted per answer nor paged.
+    let list = list_view(&served, TASKS);
+    assert_eq!(list.identity_lists, vec!["/ids".to_owned()]);
+    assert!(!list.per_response_members.contains(&"/ids".to_owned()));
+}
+
+#[test]
+fn unrecorded_filters_and_relations_answer_the_live_body() {
+    // Recorded: status todo and doing, project 2, assignee 3 (`rel_o_m`); never status done,
+    // project 4 or assignee 6.
+    assert_live_answers(
+        APP,
+        TASKS,
+        &[
+            "GET /api/v1/task/?q=(filters:!((col:status,opr:eq,value:done)))",
+            "GET /api/v1/task/?q=(filters:!((col:project,opr:rel_o_m,value:4)))",
+            "GET /api/v1/task/?q=(filters:!((col:assignee,opr:rel_o_m,value:6)))",
+        ],
+    );
+}
+
+#[test]
+fn item_answers_are_the_entity_their_envelope_repeats_the_id_around() {
+    let (served, _) = served_with_probes(APP);
+    let ViewDetail::Item(item) = view_detail(&served, "get_project_by_id") else {
+        panic!("an item view");
+    };
+    // One type with the list `/api/v1/project/`, though the log-in came before every read.
+    assert_eq!(item.entity_pointer, "/result");
+    assert_eq!(item.entity_type, "/api/v1/project/");
+    assert!(!item.checked_ordinals.is_empty());
+    // Project 3 and person 1 were never read by id in the build.
+    for (tool, id, entry) in [
+        ("get_project_by_id", "3", 45),
+        ("get_person_by_id", "1", 47),
+    ] {
+        let (answer, is_error) = served.call(tool, id_arguments(&served, tool, id));
+        assert!(!is_error, "{tool} {id}: {answer}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{tool} {id} answers from the state: {answer}"
+        );
+        let (status, live) = live_answer(APP, "probe-reads", entry);
+        assert_eq!(status, 200);
+        assert_eq!(answer.get("body"), Some(&live), "{tool} {id}");
+    }
+}
