@@ -778,17 +778,7 @@ pub fn verify(
         Ok(shape) => shape,
         Err(reason) => return recorded(reason),
     };
-    let counters = common_counters(&lines.lines, &plan.list_pointer);
-    let identity_lists = entities
-        .entity_type(&plan.entity_type)
-        .map(|entity_type| {
-            crate::identity_lists::learned(
-                &lines.lines,
-                &plan.list_pointer,
-                &entity_type.identity_field,
-            )
-        })
-        .unwrap_or_default();
+    let (counters, identity_lists) = computed_members(&lines.lines, &plan, entities);
     // What the state computes from the members listed: no role's, never minted per response.
     let computed: Vec<String> = counters.iter().chain(&identity_lists).cloned().collect();
     let mut matched = match_lines(&lines.ordered, &plan, &shape, entities);
@@ -1036,6 +1026,23 @@ fn lifted_fields(
         .filter(|(_, (agrees, shown))| *agrees && *shown)
         .map(|(field, _)| field.to_owned())
         .collect()
+}
+
+/// The envelope members the state computes from the members a list answer lists: the counters
+/// every line carries, and the identity lists ([`crate::identity_lists`]).
+fn computed_members(
+    lines: &[&Observation],
+    plan: &ListPlan,
+    entities: &Entities,
+) -> (Vec<String>, Vec<String>) {
+    let counters = common_counters(lines, &plan.list_pointer);
+    let identity_lists = entities
+        .entity_type(&plan.entity_type)
+        .map(|entity_type| {
+            crate::identity_lists::learned(lines, &plan.list_pointer, &entity_type.identity_field)
+        })
+        .unwrap_or_default();
+    (counters, identity_lists)
 }
 
 /// Counters: envelope members counting what every line lists.
