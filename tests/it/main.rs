@@ -49,6 +49,7 @@ mod manifest_ids_below_items;
 mod manifest_item_ids;
 mod manifest_list_rule;
 mod manifest_member_keys;
+mod manifest_missing_ids;
 mod manifest_route_forms;
 mod manifest_suffix_depths;
 mod security_build_signals;

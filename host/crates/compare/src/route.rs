@@ -2,9 +2,12 @@
 //! translated to the environment's.
 //!
 //! A request matches the manifest tool of the same method whose path template has as many
-//! segments and fits with the most literal segments (manifest order breaks ties); a literal
-//! segment must equal the request's, a format-rule parameter (`numeric`, `uuid`, `ulid`, `hex`)
-//! must fit its format once percent-decoded, any other parameter takes a non-empty segment.
+//! segments and fits with the most literal segments, then with no parameter taking a segment
+//! outside its format (manifest order breaks ties); a literal segment must equal the request's, a
+//! format-rule parameter (`numeric`, `uuid`, `ulid`, `hex`) must fit its format once
+//! percent-decoded unless the manifest marks it `any_segment` (an item's id the application
+//! answers in any spelling, `rea_manifest`'s `missing_ids.rs`), any other parameter takes a
+//! non-empty segment.
 //!
 //! Arguments: each path parameter is the raw segment (the environment decodes it once); each
 //! query name the tool records is its argument (a repeated name an array), a name it does not is
@@ -43,7 +46,7 @@ pub fn match_tool<'m>(
     path: &str,
 ) -> Option<&'m ManifestTool> {
     let segments = split_path(path);
-    let mut best: Option<(usize, &ManifestTool)> = None;
+    let mut best: Option<(Fit, &ManifestTool)> = None;
     for tool in tools {
         if !tool.method.eq_ignore_ascii_case(method) {
             continue;
@@ -52,19 +55,30 @@ pub fn match_tool<'m>(
         if template.len() != segments.len() {
             continue;
         }
-        let Some(literal) = fit(tool, &template, &segments) else {
+        let Some(fits) = fit(tool, &template, &segments) else {
             continue;
         };
-        if best.is_none_or(|(score, _)| literal > score) {
-            best = Some((literal, tool));
+        if best.is_none_or(|(score, _)| fits > score) {
+            best = Some((fits, tool));
         }
     }
     best.map(|(_, tool)| tool)
 }
 
-/// How many literal segments a template fits with; `None` when it does not fit.
-fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<usize> {
-    let mut literal = 0;
+/// How a template fits a request: how many literal segments it fits with, then whether every
+/// format-rule parameter fits its format (ordered: the better fit is the greater).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fit {
+    literal: usize,
+    in_format: bool,
+}
+
+/// How a template fits a request; `None` when it does not fit.
+fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<Fit> {
+    let mut fits = Fit {
+        literal: 0,
+        in_format: true,
+    };
     for (index, (pattern, segment)) in template.iter().zip(segments).enumerate() {
         match tool
             .path_parameters
@@ -81,14 +95,17 @@ fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<usiz
                     && format_rule(&decoded(value)).map(|rule| rule.name())
                         != Some(parameter.rule.as_str())
                 {
-                    return None;
+                    if !parameter.any_segment {
+                        return None;
+                    }
+                    fits.in_format = false;
                 }
             }
-            None if pattern == segment => literal += 1,
+            None if pattern == segment => fits.literal += 1,
             None => return None,
         }
     }
-    Some(literal)
+    Some(fits)
 }
 
 /// Whether a query name pages a list.

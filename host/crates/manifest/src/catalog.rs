@@ -982,6 +982,7 @@ mod tests {
         // query parameters are typed from their recorded values (CONTRACT-NOTES.md).
         let mut tool = tool("POST", "/users/{numeric}");
         tool.path_parameters = vec![PathParameter {
+            any_segment: false,
             name: "id".into(),
             observed_values: vec!["2".into(), "3".into()],
             prefix: String::new(),

@@ -48,6 +48,7 @@ pub mod joined;
 pub mod listed_depths;
 pub mod manifest;
 pub mod media;
+mod missing_ids;
 pub mod naming;
 pub mod observed;
 pub mod outline;

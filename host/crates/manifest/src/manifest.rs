@@ -125,6 +125,12 @@ pub struct ManifestTool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathParameter {
+    /// Whether a segment outside the format `rule` names is this parameter's value too: an id of
+    /// another spelling at an item route whose missing-entity answer the recording shows, which
+    /// the environment answers as an id it does not hold ([`crate::missing_ids`]; left out when
+    /// false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_segment: bool,
     /// The parameter's name.
     pub name: String,
     /// Every observed value (the segment without the prefix and suffix), as recorded, in order of

@@ -266,6 +266,7 @@ mod tests {
             .enumerate()
             .filter(|(_, segment)| segment.starts_with('{'))
             .map(|(index, segment)| PathParameter {
+                any_segment: false,
                 name: "id".to_owned(),
                 observed_values: vec!["1".into()],
                 prefix: String::new(),

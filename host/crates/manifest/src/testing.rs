@@ -16,6 +16,7 @@ pub fn path_parameters(template: &str, observed: &str) -> Vec<PathParameter> {
         .enumerate()
         .filter(|(_, segment)| segment.starts_with('{'))
         .map(|(index, segment)| PathParameter {
+            any_segment: false,
             name: format!("p{index}"),
             observed_values: vec![observed.into()],
             prefix: String::new(),
