@@ -51,6 +51,7 @@ mod manifest_list_rule;
 mod manifest_member_keys;
 mod manifest_missing_ids;
 mod manifest_route_forms;
+mod manifest_slash_spellings;
 mod manifest_suffix_depths;
 mod security_build_signals;
 mod security_data_plane;

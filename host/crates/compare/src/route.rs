@@ -7,7 +7,8 @@
 //! format-rule parameter (`numeric`, `uuid`, `ulid`, `hex`) must fit its format once
 //! percent-decoded unless the manifest marks it `any_segment` (an item's id the application
 //! answers in any spelling, `rea_manifest`'s `missing_ids.rs`), any other parameter takes a
-//! non-empty segment.
+//! non-empty segment. A tool the manifest marks `trailing_slash_optional` also fits the path with
+//! its trailing slash removed or added (`slash_spellings.rs`), after a tool fitting it as spelled.
 //!
 //! Arguments: each path parameter is the raw segment (the environment decodes it once); each
 //! query name the tool records is its argument (a repeated name an array), a name it does not is
@@ -51,11 +52,7 @@ pub fn match_tool<'m>(
         if !tool.method.eq_ignore_ascii_case(method) {
             continue;
         }
-        let template = split_path(&tool.path_template);
-        if template.len() != segments.len() {
-            continue;
-        }
-        let Some(fits) = fit(tool, &template, &segments) else {
+        let Some(fits) = spelled_fit(tool, &segments) else {
             continue;
         };
         if best.is_none_or(|(score, _)| fits > score) {
@@ -65,12 +62,35 @@ pub fn match_tool<'m>(
     best.map(|(_, tool)| tool)
 }
 
+/// How a tool's template fits a request as spelled, else (a tool whose trailing slash is
+/// optional) with its trailing slash removed or added.
+fn spelled_fit(tool: &ManifestTool, segments: &[&str]) -> Option<Fit> {
+    let template = split_path(&tool.path_template);
+    if template.len() == segments.len() {
+        return fit(tool, &template, segments);
+    }
+    if !tool.trailing_slash_optional {
+        return None;
+    }
+    let other = match template.split_last() {
+        Some((&"", bare)) => bare.to_vec(),
+        _ => [template.as_slice(), &[""]].concat(),
+    };
+    let fits = (other.len() == segments.len()).then(|| fit(tool, &other, segments))??;
+    Some(Fit {
+        as_spelled: false,
+        ..fits
+    })
+}
+
 /// How a template fits a request: how many literal segments it fits with, then whether every
-/// format-rule parameter fits its format (ordered: the better fit is the greater).
+/// format-rule parameter fits its format, then whether the path is spelled as the template
+/// (ordered: the better fit is the greater).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Fit {
     literal: usize,
     in_format: bool,
+    as_spelled: bool,
 }
 
 /// How a template fits a request; `None` when it does not fit.
@@ -78,6 +98,7 @@ fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<Fit>
     let mut fits = Fit {
         literal: 0,
         in_format: true,
+        as_spelled: true,
     };
     for (index, (pattern, segment)) in template.iter().zip(segments).enumerate() {
         match tool

@@ -60,6 +60,7 @@ pub mod segments;
 mod shape;
 pub mod sibling_reads;
 pub mod siblings;
+mod slash_spellings;
 pub mod suffix_depths;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]

@@ -189,6 +189,7 @@ fn listed_read(source: &ManifestTool, taken: &BTreeSet<String>) -> ManifestTool 
         response_media_types: source.response_media_types.clone(),
         statuses: Vec::new(),
         inferred_from: Some(source.name.clone()),
+        trailing_slash_optional: false,
     }
 }
 

@@ -115,6 +115,11 @@ pub struct ManifestTool {
     /// [`crate::sibling_reads`]): offered on a sibling collection or depth, citing no record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<String>,
+    /// Whether the path also matches with its trailing slash removed or added: an item route of
+    /// a collection the recording answered in both spellings ([`crate::slash_spellings`]; left
+    /// out when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trailing_slash_optional: bool,
 }
 
 /// An inferred path parameter.

@@ -53,6 +53,7 @@ pub fn templated_tool(
         response_media_types: Vec::new(),
         statuses: vec![200],
         inferred_from: None,
+        trailing_slash_optional: false,
     }
 }
 
