@@ -2,9 +2,13 @@
 //! translated to the environment's.
 //!
 //! A request matches the manifest tool of the same method whose path template has as many
-//! segments and fits with the most literal segments (manifest order breaks ties); a literal
-//! segment must equal the request's, a format-rule parameter (`numeric`, `uuid`, `ulid`, `hex`)
-//! must fit its format once percent-decoded, any other parameter takes a non-empty segment.
+//! segments and fits with the most literal segments, then with no parameter taking a segment
+//! outside its format (manifest order breaks ties); a literal segment must equal the request's, a
+//! format-rule parameter (`numeric`, `uuid`, `ulid`, `hex`) must fit its format once
+//! percent-decoded unless the manifest marks it `any_segment` (an item's id the application
+//! answers in any spelling, `rea_manifest`'s `missing_ids.rs`), any other parameter takes a
+//! non-empty segment. A tool the manifest marks `trailing_slash_optional` also fits the path with
+//! its trailing slash removed or added (`slash_spellings.rs`), after a tool fitting it as spelled.
 //!
 //! Arguments: each path parameter is the raw segment (the environment decodes it once); each
 //! query name the tool records is its argument (a repeated name an array), a name it does not is
@@ -43,28 +47,59 @@ pub fn match_tool<'m>(
     path: &str,
 ) -> Option<&'m ManifestTool> {
     let segments = split_path(path);
-    let mut best: Option<(usize, &ManifestTool)> = None;
+    let mut best: Option<(Fit, &ManifestTool)> = None;
     for tool in tools {
         if !tool.method.eq_ignore_ascii_case(method) {
             continue;
         }
-        let template = split_path(&tool.path_template);
-        if template.len() != segments.len() {
-            continue;
-        }
-        let Some(literal) = fit(tool, &template, &segments) else {
+        let Some(fits) = spelled_fit(tool, &segments) else {
             continue;
         };
-        if best.is_none_or(|(score, _)| literal > score) {
-            best = Some((literal, tool));
+        if best.is_none_or(|(score, _)| fits > score) {
+            best = Some((fits, tool));
         }
     }
     best.map(|(_, tool)| tool)
 }
 
-/// How many literal segments a template fits with; `None` when it does not fit.
-fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<usize> {
-    let mut literal = 0;
+/// How a tool's template fits a request as spelled, else (a tool whose trailing slash is
+/// optional) with its trailing slash removed or added.
+fn spelled_fit(tool: &ManifestTool, segments: &[&str]) -> Option<Fit> {
+    let template = split_path(&tool.path_template);
+    if template.len() == segments.len() {
+        return fit(tool, &template, segments);
+    }
+    if !tool.trailing_slash_optional {
+        return None;
+    }
+    let other = match template.split_last() {
+        Some((&"", bare)) => bare.to_vec(),
+        _ => [template.as_slice(), &[""]].concat(),
+    };
+    let fits = (other.len() == segments.len()).then(|| fit(tool, &other, segments))??;
+    Some(Fit {
+        as_spelled: false,
+        ..fits
+    })
+}
+
+/// How a template fits a request: how many literal segments it fits with, then whether every
+/// format-rule parameter fits its format, then whether the path is spelled as the template
+/// (ordered: the better fit is the greater).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fit {
+    literal: usize,
+    in_format: bool,
+    as_spelled: bool,
+}
+
+/// How a template fits a request; `None` when it does not fit.
+fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<Fit> {
+    let mut fits = Fit {
+        literal: 0,
+        in_format: true,
+        as_spelled: true,
+    };
     for (index, (pattern, segment)) in template.iter().zip(segments).enumerate() {
         match tool
             .path_parameters
@@ -81,14 +116,17 @@ fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<usiz
                     && format_rule(&decoded(value)).map(|rule| rule.name())
                         != Some(parameter.rule.as_str())
                 {
-                    return None;
+                    if !parameter.any_segment {
+                        return None;
+                    }
+                    fits.in_format = false;
                 }
             }
-            None if pattern == segment => literal += 1,
+            None if pattern == segment => fits.literal += 1,
             None => return None,
         }
     }
-    Some(literal)
+    Some(fits)
 }
 
 /// Whether a query name pages a list.

@@ -220,6 +220,7 @@ mod tests {
             response_media_types: Vec::new(),
             statuses: vec![200],
             inferred_from: None,
+            trailing_slash_optional: false,
         }
     }
 

@@ -885,6 +885,7 @@ mod tests {
             response_media_types: Vec::new(),
             statuses: vec![200],
             inferred_from: None,
+            trailing_slash_optional: false,
         }
     }
 
@@ -982,6 +983,7 @@ mod tests {
         // query parameters are typed from their recorded values (CONTRACT-NOTES.md).
         let mut tool = tool("POST", "/users/{numeric}");
         tool.path_parameters = vec![PathParameter {
+            any_segment: false,
             name: "id".into(),
             observed_values: vec!["2".into(), "3".into()],
             prefix: String::new(),

@@ -48,6 +48,7 @@ pub mod joined;
 pub mod listed_depths;
 pub mod manifest;
 pub mod media;
+mod missing_ids;
 pub mod naming;
 pub mod observed;
 pub mod outline;
@@ -59,6 +60,7 @@ pub mod segments;
 mod shape;
 pub mod sibling_reads;
 pub mod siblings;
+mod slash_spellings;
 pub mod suffix_depths;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]

@@ -166,6 +166,7 @@ fn template_length(tool: &ManifestTool) -> usize {
 fn listed_read(source: &ManifestTool, taken: &BTreeSet<String>) -> ManifestTool {
     let index = template_length(source);
     let parameter = PathParameter {
+        any_segment: false,
         name: format!("segment_{index}"),
         observed_values: Vec::new(),
         prefix: String::new(),
@@ -188,6 +189,7 @@ fn listed_read(source: &ManifestTool, taken: &BTreeSet<String>) -> ManifestTool 
         response_media_types: source.response_media_types.clone(),
         statuses: Vec::new(),
         inferred_from: Some(source.name.clone()),
+        trailing_slash_optional: false,
     }
 }
 

@@ -115,6 +115,11 @@ pub struct ManifestTool {
     /// [`crate::sibling_reads`]): offered on a sibling collection or depth, citing no record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<String>,
+    /// Whether the path also matches with its trailing slash removed or added: an item route of
+    /// a collection the recording answered in both spellings ([`crate::slash_spellings`]; left
+    /// out when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trailing_slash_optional: bool,
 }
 
 /// An inferred path parameter.
@@ -125,6 +130,12 @@ pub struct ManifestTool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathParameter {
+    /// Whether a segment outside the format `rule` names is this parameter's value too: an id of
+    /// another spelling at an item route whose missing-entity answer the recording shows, which
+    /// the environment answers as an id it does not hold ([`crate::missing_ids`]; left out when
+    /// false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_segment: bool,
     /// The parameter's name.
     pub name: String,
     /// Every observed value (the segment without the prefix and suffix), as recorded, in order of

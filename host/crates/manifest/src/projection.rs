@@ -17,6 +17,10 @@
 //!    types are collected per tool; the unknowns replay cannot establish are listed. The tools of
 //!    one method whose records a route form put in one query family take each other's query names
 //!    (recorded on none of their own records).
+//! 5. The id of an item route whose missing-entity answer the recording shows, and beside which
+//!    no literal route could be shadowed, takes any one segment (see [`crate::missing_ids`]); an
+//!    item route of a collection answered with and without a trailing slash takes both
+//!    spellings (see [`crate::slash_spellings`]).
 //!
 //! A capture that yields no tool is refused as `unsupported_target`.
 
@@ -81,6 +85,12 @@ pub fn project_manifest(
         let below = crate::sibling_reads::inferred_sibling_reads(&tools);
         tools.extend(below);
     }
+    crate::slash_spellings::mark_trailing_slash_optional(&mut tools);
+    crate::missing_ids::mark_any_segment_ids(
+        &mut tools,
+        &excluded_groups,
+        rules.sibling_transfer(),
+    );
     Ok(Manifest {
         excluded_groups,
         format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
@@ -599,6 +609,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
         .map(|(index, name)| {
             let form = group.rules[*index].as_ref();
             PathParameter {
+                any_segment: false,
                 name: name.clone(),
                 observed_values: Vec::new(),
                 prefix: form.map(|form| form.prefix.clone()).unwrap_or_default(),
@@ -669,6 +680,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
         response_media_types: response_media_types.into_iter().collect(),
         statuses: statuses.into_iter().collect(),
         inferred_from: None,
+        trailing_slash_optional: false,
     }
 }
 

@@ -159,6 +159,7 @@ fn below(source: &ManifestTool, sibling: &ManifestTool, position: usize) -> Mani
         query_parameters: Vec::new(),
         record_ordinals: Vec::new(),
         inferred_from: Some(source.name.clone()),
+        trailing_slash_optional: false,
         ..source.clone()
     }
 }
@@ -222,6 +223,7 @@ mod tests {
             response_media_types: Vec::new(),
             statuses: vec![200],
             inferred_from: None,
+            trailing_slash_optional: false,
         }
     }
 

@@ -112,6 +112,7 @@ pub(crate) fn inferred_on(
         response_media_types: source.response_media_types.clone(),
         statuses: Vec::new(),
         inferred_from: Some(source.name.clone()),
+        trailing_slash_optional: false,
     }
 }
 
@@ -266,6 +267,7 @@ mod tests {
             .enumerate()
             .filter(|(_, segment)| segment.starts_with('{'))
             .map(|(index, segment)| PathParameter {
+                any_segment: false,
                 name: "id".to_owned(),
                 observed_values: vec!["1".into()],
                 prefix: String::new(),
@@ -301,6 +303,7 @@ mod tests {
             response_media_types: Vec::new(),
             statuses: vec![200],
             inferred_from: None,
+            trailing_slash_optional: false,
         }
     }
 

@@ -16,6 +16,7 @@ pub fn path_parameters(template: &str, observed: &str) -> Vec<PathParameter> {
         .enumerate()
         .filter(|(_, segment)| segment.starts_with('{'))
         .map(|(index, segment)| PathParameter {
+            any_segment: false,
             name: format!("p{index}"),
             observed_values: vec![observed.into()],
             prefix: String::new(),
@@ -52,6 +53,7 @@ pub fn templated_tool(
         response_media_types: Vec::new(),
         statuses: vec![200],
         inferred_from: None,
+        trailing_slash_optional: false,
     }
 }
 
