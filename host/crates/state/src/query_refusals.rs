@@ -30,6 +30,12 @@
 //! would otherwise evaluate it as equality (the application's own refusal of a lookup; one app:
 //! django-tastypie).
 //!
+//! A query parameter a query grammar splits into terms (`q=(filters:!((col:colour,opr:eq,
+//! value:red)))` as `q[filters][colour][eq]=red`) is read as its terms, both where refusals are
+//! learned and where they are answered: a failed read whose one term names a field in a form
+//! (`q[filters][{word}][eq]`) teaches that form's refusal (one app: Flask-AppBuilder, whose
+//! `400` `Filter column: colour not allowed to filter` answers every unknown column).
+//!
 //! Learned from the recordings only (the words a failed and a successful read named and the
 //! members the state's entities hold), never from names. The refusals of an operator word or a
 //! reserved control parameter the application does not allow (`title[$regex]`, `$search`,
@@ -47,6 +53,7 @@ use serde_json::{Map, Value};
 use crate::answer::{StateAnswer, StateSource};
 use crate::model::{Entity, ListView, QueryModel, QueryRole, ReadView, ViewDetail};
 use crate::observation::{Observation, Timeline};
+use crate::rules::RuleSet;
 use crate::service::StateService;
 
 /// Where a refused query names its field.
@@ -316,14 +323,10 @@ fn candidate_forms((name, value): (&str, &str)) -> Vec<(RefusedForm, String)> {
 /// hold (which the application would then accept).
 fn shown_form(
     form: RefusedForm,
-    successes: &[&Observation],
+    successes: &[(String, String)],
     held: &BTreeSet<String>,
 ) -> Option<RefusedForm> {
-    let pairs = || {
-        successes
-            .iter()
-            .flat_map(|observation| observation.query.iter().flatten())
-    };
+    let pairs = || successes.iter();
     let form = match form {
         RefusedForm::Name { .. } => form,
         RefusedForm::Value { parameter, .. } => {
@@ -378,15 +381,12 @@ fn typed_refusal(
 /// The name a failed pair shows refused whatever its value (see [`RefusedForm::Exact`]): a held
 /// field the answer spells whole, its value not, and no success named.
 fn exact_refusal(
-    successes: &[&Observation],
+    successes: &[(String, String)],
     held: &BTreeSet<String>,
     (name, value): (&str, &str),
     answer: &Json,
 ) -> bool {
-    let named = successes
-        .iter()
-        .flat_map(|observation| observation.query.iter().flatten())
-        .any(|(sent, _)| sent == name);
+    let named = successes.iter().any(|(sent, _)| sent == name);
     held.contains(name) && spells_word(answer, name) && !spells_word(answer, value) && !named
 }
 
@@ -409,19 +409,25 @@ fn list_and_held<'v>(
 fn derive_one(
     timeline: &Timeline,
     tool: usize,
-    view: &ReadView,
-    entities: &[Entity],
+    (view, entities): (&ReadView, &[Entity]),
+    rules: &RuleSet,
 ) -> Vec<QueryRefusal> {
     let Some((list, held)) = list_and_held(view, entities) else {
         return Vec::new();
     };
-    let successes: Vec<&Observation> = timeline
+    let successes: Vec<(String, String)> = timeline
         .all(tool)
         .filter(|seen| seen.is_success())
+        .flat_map(|seen| seen.query.iter().flatten())
+        .flat_map(|(name, value)| term_pairs(rules, (name, value)))
         .collect();
     let mut learned: Vec<QueryRefusal> = Vec::new();
     for failed in timeline.all(tool) {
         let (Some(answer), Some([(name, value)])) = (&failed.body, failed.query.as_deref()) else {
+            continue;
+        };
+        let terms = term_pairs(rules, (name, value));
+        let [(name, value)] = terms.as_slice() else {
             continue;
         };
         if !matches!(failed.status, 400 | 422) || held.is_empty() {
@@ -491,15 +497,15 @@ fn derive_words(
 pub fn derive(
     manifest: &Manifest,
     (timeline, records): (&Timeline, &[CaptureRecord]),
-    entities: &[Entity],
-    views: &[ReadView],
+    (entities, views): (&[Entity], &[ReadView]),
+    rules: &RuleSet,
 ) -> Vec<QueryRefusal> {
     views
         .iter()
         .filter(|view| view.method == "GET")
         .filter_map(|view| {
             let tool = crate::derive::tool_index(manifest, &view.tool)?;
-            let mut learned = derive_one(timeline, tool, view, entities);
+            let mut learned = derive_one(timeline, tool, (view, entities), rules);
             learned.extend(derive_words((timeline, records), tool, view, entities));
             Some(learned)
         })
@@ -569,49 +575,90 @@ pub(crate) fn answer(
         let Some([value]) = texts.as_deref() else {
             continue;
         };
-        for refusal in &refusals {
-            let pair = (name.as_str(), value.as_str());
-            if let Some(refused) =
-                crate::operator_refusals::answer(service, refusal, pair, &held, &explained)
-            {
+        for (name, value) in term_pairs(service.rules(), (name, value)) {
+            if let Some(refused) = refused_pair(
+                service,
+                &refusals,
+                (&name, &value),
+                (&held, &known, &explained),
+            ) {
                 return Some(refused);
             }
-            if refusal.form == RefusedForm::Exact && refusal.field == *name {
-                return Some(crate::missing::renamed_answer(
-                    service.kept(refusal.ordinal)?,
-                    &[],
-                    service.replay_evidence_id(),
-                    false,
-                    StateSource::state("query-refused", None),
-                ));
-            }
-            if refusal.form == RefusedForm::Typed {
-                if let Some(refused) = typed_answer(service, refusal, (name, value)) {
-                    return Some(refused);
-                }
-                continue;
-            }
-            if matches!(refusal.form, RefusedForm::Name { .. }) && known(name) {
-                continue;
-            }
-            let Some(field) = named_field(&refusal.form, (name, value), &held) else {
-                continue;
-            };
-            let base = service.kept(refusal.ordinal)?;
-            let renamed: Vec<(String, String)> = (field != refusal.field)
-                .then(|| (refusal.field.clone(), field))
-                .into_iter()
-                .collect();
+        }
+    }
+    None
+}
+
+/// What a call's pairs are read against: the member names the live entities hold, whether the
+/// tool takes a name already, and whether its view explains one.
+type PairReading<'a> = (
+    &'a BTreeSet<String>,
+    &'a dyn Fn(&str) -> bool,
+    &'a dyn Fn(&str) -> bool,
+);
+
+/// The refusal one query pair (or one term of an expression) answers, by the first refusal
+/// that applies to it.
+fn refused_pair(
+    service: &StateService,
+    refusals: &[&QueryRefusal],
+    (name, value): (&str, &str),
+    (held, known, explained): PairReading<'_>,
+) -> Option<StateAnswer> {
+    for refusal in refusals {
+        if let Some(refused) =
+            crate::operator_refusals::answer(service, refusal, (name, value), held, &explained)
+        {
+            return Some(refused);
+        }
+        if refusal.form == RefusedForm::Exact && refusal.field == name {
             return Some(crate::missing::renamed_answer(
-                base,
-                &renamed,
+                service.kept(refusal.ordinal)?,
+                &[],
                 service.replay_evidence_id(),
                 false,
                 StateSource::state("query-refused", None),
             ));
         }
+        if refusal.form == RefusedForm::Typed {
+            if let Some(refused) = typed_answer(service, refusal, (name, value)) {
+                return Some(refused);
+            }
+            continue;
+        }
+        if matches!(refusal.form, RefusedForm::Name { .. }) && known(name) {
+            continue;
+        }
+        let Some(field) = named_field(&refusal.form, (name, value), held) else {
+            continue;
+        };
+        let base = service.kept(refusal.ordinal)?;
+        let renamed: Vec<(String, String)> = (field != refusal.field)
+            .then(|| (refusal.field.clone(), field))
+            .into_iter()
+            .collect();
+        return Some(crate::missing::renamed_answer(
+            base,
+            &renamed,
+            service.replay_evidence_id(),
+            false,
+            StateSource::state("query-refused", None),
+        ));
     }
     None
+}
+
+/// A query pair as the terms a query grammar splits its value into (`q=(filters:!((col:colour,
+/// opr:eq,value:red)))` as `q[filters][colour][eq]=red`), else the pair itself: a refused field
+/// named inside an expression is named in its term's name.
+fn term_pairs(rules: &RuleSet, (name, value): (&str, &str)) -> Vec<(String, String)> {
+    match rules.split_query_expression((name, value), &[], &[]) {
+        Some(terms) => terms
+            .into_iter()
+            .map(|term| (term.name, term.value))
+            .collect(),
+        None => vec![(name.to_owned(), value.to_owned())],
+    }
 }
 
 /// The typed refusal a call's pair answers: a comparison filter of the tool's query model over
@@ -785,13 +832,12 @@ mod tests {
 
     #[test]
     fn an_exact_refusal_names_a_held_field_no_success_named_and_not_its_value() {
-        use crate::test_support::read_observation;
+        use crate::test_support::owned_pairs;
         let answer =
             Json::parse(br#"{"error": "'exact' is not an allowed filter on the 'pages' field."}"#)
                 .expect("json");
         let held = held(&["title", "pages"]);
-        let filtered = read_observation(1, "/books", &[("pages__gte", "300")], "[]");
-        let successes = [&filtered];
+        let successes = owned_pairs(&[("pages__gte", "300")]);
         assert!(exact_refusal(&successes, &held, ("pages", "300"), &answer));
         // A field the entities do not hold, a refusal spelling the value, or a name a success
         // named teaches no exact refusal.
@@ -803,7 +849,7 @@ mod tests {
         ));
         let valued = Json::parse(br#"{"error": "pages: 'abc' is no number"}"#).expect("json");
         assert!(!exact_refusal(&successes, &held, ("pages", "abc"), &valued));
-        let named = read_observation(2, "/books", &[("pages", "312")], "[]");
-        assert!(!exact_refusal(&[&named], &held, ("pages", "300"), &answer));
+        let named = owned_pairs(&[("pages", "312")]);
+        assert!(!exact_refusal(&named, &held, ("pages", "300"), &answer));
     }
 }

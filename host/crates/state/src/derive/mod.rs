@@ -301,7 +301,7 @@ fn derive_pass(
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
     let query_refusals =
-        crate::query_refusals::derive(manifest, (timeline, records), &entities, &views);
+        crate::query_refusals::derive(manifest, (timeline, records), (&entities, &views), rules);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = write_clock_of(timeline);
