@@ -68,6 +68,22 @@ fn roundup_creates_a_user_answering_as_its_issue_create_with_the_users_id_and_pa
     // whose every recording carried them, refuses the entity rather than invent them.
     let refused = read_refusal(&served, "get_rt_rest_data_user_by_id", "6");
     assert_eq!(refused["error"]["code"], "incomplete_entity", "{refused}");
+    // The user list, recorded once selecting fields, lists every held user in its order (the
+    // state's), the created one last.
+    let mut selection = Map::new();
+    selection.insert("@fields".to_owned(), json!("username"));
+    let listed = call(&served, "get_rt_rest_data_user", Value::Object(selection));
+    let usernames: Vec<&str> = listed["body"]["data"]["collection"]
+        .as_array()
+        .expect("the users")
+        .iter()
+        .filter_map(|user| user["username"].as_str())
+        .collect();
+    assert_eq!(
+        usernames,
+        ["admin", "anonymous", "alice", "bob", "carol", "dave"],
+        "{listed}"
+    );
     let again = create(
         &served,
         "post_rt_rest_data_user",
