@@ -625,7 +625,8 @@ impl ListPlan {
     }
 
     /// The whole lines' orders, which settle state order: `(type, collection, ids)` for each line
-    /// that only pages its list and lists entities of its own collection only.
+    /// that only pages its list (or selects fields) and lists entities of its own collection
+    /// only.
     pub fn whole_orders(
         &self,
         timeline: &Timeline,
@@ -634,7 +635,9 @@ impl ListPlan {
         self.lines
             .iter()
             .filter_map(|ordinal| timeline.get(*ordinal))
-            .filter(|line| pages_only(line))
+            // A field selection chooses which members each entity shows, not which entities or
+            // their order (Roundup's `@fields=username,realname`).
+            .filter(|line| pages_only(line) || pages_only_but_selection(line))
             .filter_map(|line| {
                 let listed = listed_collection(&line.path, &self.entity_type)?;
                 let key = collection_key(&listed);

@@ -729,6 +729,28 @@ fn whole_lines_list_every_entity_in_state_order() {
 }
 
 #[test]
+fn a_list_selecting_fields_only_settles_state_order() {
+    // Post 3 is read by its item first, then the only list selects fields: the list's order
+    // (1, 2, 3) is the state's, not the order of discovery (3, 1, 2).
+    let titles = json!([
+        {"id": 1, "title": "Alpha"},
+        {"id": 2, "title": "Beta"},
+        {"id": 3, "title": "Gamma"}
+    ]);
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/3", 200, post(3)),
+        record(1, "GET", "/posts?fields=id,title", 200, titles),
+    ]);
+    let ids: Vec<&str> = fixture
+        .state
+        .entities
+        .iter()
+        .map(|entity| entity.id.as_str())
+        .collect();
+    assert_eq!(ids, ["1", "2", "3"]);
+}
+
+#[test]
 fn a_sigil_name_playing_no_query_role_lists_the_whole_collection() {
     // `@verbose=2` names no member the posts hold and no reserved role: it chooses how members
     // are shown; `@author=alice` (a held member) filters, and a plain unknown name is not

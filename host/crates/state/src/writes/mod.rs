@@ -83,6 +83,7 @@ pub(crate) mod selected;
 pub mod serve;
 mod shapes;
 mod sibling_dependents;
+mod sibling_projection;
 pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]

@@ -51,6 +51,7 @@ use super::Views;
 use super::model::{
     BodyModel, Effect, FieldModel, MemberModel, PlanRule, ResponseKind, WritePlan, WriteTarget,
 };
+use super::sibling_projection::{self, CollectionPaths};
 use super::target;
 use crate::model::{StateView, ViewDetail};
 
@@ -279,19 +280,7 @@ fn transferred(
     let identity = target.identity_field.clone()?;
     let fields: BTreeMap<String, BTreeSet<String>> = views.field_types.get(sibling_type)?.clone();
     let known = |name: &str| name == identity || fields.contains_key(name);
-    let mut plan = source.clone();
-    plan.tool = tool.name.clone();
-    plan.method = tool.method.clone();
-    plan.path_template = tool.path_template.clone();
-    plan.reason = None;
-    plan.hint = None;
-    plan.contradicted_by = None;
-    plan.record_ordinals = Vec::new();
-    plan.confirmed_by = Vec::new();
-    plan.upsert = None;
-    // The composed document is the source type's view's (see `super::composed`).
-    plan.composed = None;
-    plan.inferred_from = Some(source.tool.clone());
+    let mut plan = on_inferred_tool(source, tool);
     plan.body = source
         .body
         .as_ref()
@@ -302,8 +291,14 @@ fn transferred(
         entity_order(state, sibling_type),
     )?);
     plan.rules = sibling_rules(&source.rules, state, (source_type, sibling_type), &known);
+    plan.rules = on_sibling_path(
+        plan.rules,
+        (&source.path_template, tool),
+        state,
+        sibling_type,
+    );
     keep_known_refusals(&mut plan, &known);
-    let generated = recorded_generated(source, &plan.rules, records);
+    let generated = answer_generated(source, &plan.rules, records);
     plan.response = sibling_response(
         source,
         views.field_types.get(source_type),
@@ -324,8 +319,29 @@ fn transferred(
     Some(plan)
 }
 
-/// Keeps the source's learned refusals of a create whose members the sibling holds (`known`).
+/// The source's plan on the inferred tool, without what its recordings made it (its calls, their
+/// confirmation, the verdict).
+fn on_inferred_tool(source: &WritePlan, tool: &ManifestTool) -> WritePlan {
+    let mut plan = source.clone();
+    plan.tool = tool.name.clone();
+    plan.method = tool.method.clone();
+    plan.path_template = tool.path_template.clone();
+    plan.reason = None;
+    plan.hint = None;
+    plan.contradicted_by = None;
+    plan.record_ordinals = Vec::new();
+    plan.confirmed_by = Vec::new();
+    plan.upsert = None;
+    // The composed document is the source type's view's (see `super::composed`).
+    plan.composed = None;
+    plan.inferred_from = Some(source.tool.clone());
+    plan
+}
+
+/// Keeps the source's learned refusals of a create, and the links it resolves, whose members the
+/// sibling holds (`known`).
 fn keep_known_refusals(plan: &mut WritePlan, known: &impl Fn(&str) -> bool) {
+    plan.references.retain(|reference| known(&reference.member));
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
     if let Some(lent) = &plan.lent_omission
@@ -454,7 +470,8 @@ fn sibling_rules(
 }
 
 /// The source's answer model for the sibling (`None` when the sibling cannot answer as the
-/// source does: a recorded answer of a non-delete, or a projection): a delete answering its
+/// source does: a recorded answer of a non-delete, or a projection, unless what it shows is
+/// `generated` by the rules the sibling keeps, [`sibling_projection`]): a delete answering its
 /// deleted entity whole answers the sibling's own, and members the sibling does not know are not
 /// required.
 fn sibling_response(
@@ -473,13 +490,42 @@ fn sibling_response(
             response.kind = ResponseKind::Entity;
         }
         if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete && !generated
-            || response.kind == ResponseKind::Projection
+            || response.kind == ResponseKind::Projection && !generated
         {
             return None;
         }
         response.required_members.retain(|member| known(member));
     }
     Some(response)
+}
+
+/// The kept rules with the source's collection path spelled as the sibling's, where the
+/// sibling's held entities show it so (see [`sibling_projection`]).
+fn on_sibling_path(
+    rules: Vec<PlanRule>,
+    (source_template, tool): (&str, &ManifestTool),
+    state: &StateView,
+    sibling_type: &str,
+) -> Vec<PlanRule> {
+    let Some(paths) = CollectionPaths::of(source_template, &tool.path_template) else {
+        return rules;
+    };
+    let held: Vec<&rea_plugin_api::json::Json> = state
+        .entities
+        .iter()
+        .filter(|entity| entity.entity_type == sibling_type)
+        .map(|entity| &entity.fields)
+        .collect();
+    sibling_projection::rules_on_sibling_path(rules, &paths, &held)
+}
+
+/// Whether the source's answer shows only members the kept rules generate: a recorded answer's
+/// top-level members, or a projection's (see [`sibling_projection`]).
+fn answer_generated(source: &WritePlan, kept: &[PlanRule], records: &[CaptureRecord]) -> bool {
+    recorded_generated(source, kept, records)
+        || source.response.as_ref().is_some_and(|response| {
+            sibling_projection::projection_generated(response, kept, records)
+        })
 }
 
 /// Whether the source's recorded answer shows only members the rules the sibling keeps generate
@@ -584,8 +630,9 @@ fn sibling_body(
 }
 
 /// The source's field model over the sibling's fields: a constant kept where the sibling type
-/// stores its member with its JSON type (`stored`: field → JSON types), every other list kept
-/// where it names a sibling field; `None` when a soft delete's flag is no sibling field.
+/// stores its member with its JSON type (`stored`: field → JSON types; a nested constant where
+/// it stores the object it nests in), every other list kept where it names a sibling field;
+/// `None` when a soft delete's flag is no sibling field.
 fn sibling_fields(
     mut model: FieldModel,
     (known, stored): (&impl Fn(&str) -> bool, &BTreeMap<String, BTreeSet<String>>),
@@ -605,6 +652,14 @@ fn sibling_fields(
             .get(name)
             .is_some_and(|kinds| kinds.contains(value.type_name()))
     });
+    model.nested_constants.retain(|pointer, _| {
+        stored
+            .get(&first_segment(pointer))
+            .is_some_and(|kinds| kinds.contains("object"))
+    });
+    model.defaults.retain(|name, _| known(name));
+    model.unstored.retain(|name| known(name));
+    model.merged.retain(|name, _| known(name));
     model.collection_constants.retain(|name| known(name));
     model.path_fields.retain(|name, _| known(name));
     model.numbered_by_type.retain(|name| known(name));
@@ -735,6 +790,24 @@ mod tests {
             "views is no sibling field, the sibling's createdAt no number"
         );
         assert!(moved.replace, "a replace stays a replace");
+        let mut nested = FieldModel::default();
+        nested
+            .nested_constants
+            .insert("/status/id".to_owned(), Json::from("1"));
+        nested
+            .defaults
+            .insert("priority".to_owned(), Json::from(3i64));
+        nested.defaults.insert("body".to_owned(), Json::Null);
+        let moved = sibling_fields(nested, (&known, &stores), Vec::new()).expect("no soft delete");
+        assert!(
+            moved.nested_constants.is_empty(),
+            "the sibling stores no status object"
+        );
+        assert_eq!(
+            moved.defaults.keys().collect::<Vec<_>>(),
+            vec!["body"],
+            "a default only for a sibling field"
+        );
         let soft = FieldModel {
             soft_delete: Some("archived".to_owned()),
             ..FieldModel::default()
