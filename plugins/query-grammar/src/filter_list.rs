@@ -98,13 +98,6 @@ fn plain_word(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn names_and_roles(terms: &[QueryTerm]) -> Vec<(String, String, Vec<QueryRole>)> {
-        terms
-            .iter()
-            .map(|term| (term.name.clone(), term.value.clone(), term.roles.clone()))
-            .collect()
-    }
-
     #[test]
     fn each_condition_is_its_bracket_filter() {
         let terms = terms(
@@ -113,17 +106,17 @@ mod tests {
         )
         .expect("a list of conditions");
         assert_eq!(
-            names_and_roles(&terms),
+            crate::named_values_roles(&terms),
             vec![
                 (
-                    "filter[estimate][ge]".to_owned(),
-                    "5".to_owned(),
-                    vec![QueryRole::filter("estimate", "gte")]
+                    "filter[estimate][ge]",
+                    "5",
+                    &[QueryRole::filter("estimate", "gte")][..]
                 ),
                 (
-                    "filter[title][ilike]".to_owned(),
-                    "%the%".to_owned(),
-                    vec![QueryRole::filter("title", "pattern")]
+                    "filter[title][ilike]",
+                    "%the%",
+                    &[QueryRole::filter("title", "pattern")][..]
                 ),
             ]
         );
@@ -137,11 +130,11 @@ mod tests {
         )
         .expect("a list of conditions");
         assert_eq!(
-            names_and_roles(&terms),
+            crate::named_values_roles(&terms),
             vec![(
-                "q[status][in]".to_owned(),
-                "todo,doing".to_owned(),
-                vec![QueryRole::filter("status", "in")]
+                "q[status][in]",
+                "todo,doing",
+                &[QueryRole::filter("status", "in")][..]
             )]
         );
     }

@@ -900,20 +900,6 @@ mod tests {
         JsonFilter.split(&request).unwrap().terms
     }
 
-    /// Each term's name, value and roles, borrowed, for comparing with literals.
-    fn named_values_roles(terms: &[QueryTerm]) -> Vec<(&str, &str, &[QueryRole])> {
-        terms
-            .iter()
-            .map(|term| {
-                (
-                    term.name.as_str(),
-                    term.value.as_str(),
-                    term.roles.as_slice(),
-                )
-            })
-            .collect()
-    }
-
     #[test]
     fn an_or_group_puts_each_term_in_its_branch() {
         let terms = split_named(
@@ -982,7 +968,7 @@ mod tests {
                 "project": {"nin": [1, 2]}, "status": "todo"}"#,
         )
         .expect("operators without a sigil");
-        let read = named_values_roles(&terms);
+        let read = crate::named_values_roles(&terms);
         assert_eq!(
             read,
             vec![
@@ -1051,7 +1037,7 @@ mod tests {
                 "order": "estimate DESC", "limit": 4}"#,
         )
         .expect("a whole filter");
-        let read = named_values_roles(&terms);
+        let read = crate::named_values_roles(&terms);
         assert_eq!(
             read,
             vec![

@@ -49,6 +49,23 @@ use rea_plugin_api::{Plugin, StageInfo};
 
 pub use affixes::{FIELD_AFFIXES, FieldAffixes};
 
+/// Each term's name, value and roles, borrowed, for comparing with literals in tests.
+#[cfg(test)]
+pub(crate) fn named_values_roles(
+    terms: &[rea_plugin_api::contracts::query::QueryTerm],
+) -> Vec<(&str, &str, &[rea_plugin_api::contracts::query::QueryRole])> {
+    terms
+        .iter()
+        .map(|term| {
+            (
+                term.name.as_str(),
+                term.value.as_str(),
+                term.roles.as_slice(),
+            )
+        })
+        .collect()
+}
+
 /// What a grammar that only splits expressions proposes: no parameter name for any list (its
 /// terms are learned where recorded lines split).
 pub(crate) fn no_proposals(

@@ -53,19 +53,6 @@ mod tests {
 
     use super::*;
 
-    fn spelled(terms: &[QueryTerm]) -> Vec<(&str, &str, &[QueryRole])> {
-        terms
-            .iter()
-            .map(|term| {
-                (
-                    term.name.as_str(),
-                    term.value.as_str(),
-                    term.roles.as_slice(),
-                )
-            })
-            .collect()
-    }
-
     #[test]
     fn clauses_are_the_terms_of_their_bracket_spelling() {
         let terms = terms(
@@ -74,7 +61,7 @@ mod tests {
         )
         .expect("a Rison query");
         assert_eq!(
-            spelled(&terms),
+            crate::named_values_roles(&terms),
             vec![
                 (
                     "q[filters][status][eq]",
