@@ -781,9 +781,7 @@ pub fn verify(
         Ok(shape) => shape,
         Err(reason) => return recorded(reason),
     };
-    let (counters, identity_lists) = computed_members(&lines.lines, &plan, entities);
-    // What the state computes from the members listed: no role's, never minted per response.
-    let computed: Vec<String> = counters.iter().chain(&identity_lists).cloned().collect();
+    let (counters, identity_lists, computed) = computed_members(&lines.lines, &plan, entities);
     let mut matched = match_lines(&lines.ordered, &plan, &shape, entities);
     if matched.passing.is_empty() || matched.failing.iter().any(|line| line.query.is_none()) {
         return recorded("list-differs");
@@ -1032,12 +1030,13 @@ fn lifted_fields(
 }
 
 /// The envelope members the state computes from the members a list answer lists: the counters
-/// every line carries, and the identity lists ([`crate::identity_lists`]).
+/// every line carries, the identity lists ([`crate::identity_lists`]), and both together (no
+/// role's, never minted per response).
 fn computed_members(
     lines: &[&Observation],
     plan: &ListPlan,
     entities: &Entities,
-) -> (Vec<String>, Vec<String>) {
+) -> (Vec<String>, Vec<String>, Vec<String>) {
     let counters = common_counters(lines, &plan.list_pointer);
     let identity_lists = entities
         .entity_type(&plan.entity_type)
@@ -1045,7 +1044,8 @@ fn computed_members(
             crate::identity_lists::learned(lines, &plan.list_pointer, &entity_type.identity_field)
         })
         .unwrap_or_default();
-    (counters, identity_lists)
+    let computed = counters.iter().chain(&identity_lists).cloned().collect();
+    (counters, identity_lists, computed)
 }
 
 /// Counters: envelope members counting what every line lists.
