@@ -1646,7 +1646,10 @@ impl StateService {
             let pairs: Vec<(String, String)> = recorded.into_iter().zip(called).collect();
             crate::missing::rename_entity_values(&mut body, &pairs);
         }
-        if let Some(identity) = crate::render::identity_value(&rendered, &item.identity_field) {
+        if let Some(identity) = (!item.identity_echoes.is_empty())
+            .then(|| crate::render::identity_value(&rendered, &item.identity_field))
+            .flatten()
+        {
             for echo in &item.identity_echoes {
                 if let Some(slot) = crate::render::pointer_mut(&mut body, echo) {
                     *slot = identity.clone().into_owned();
@@ -2132,7 +2135,10 @@ impl StateService {
         let base = self.kept(line.record_ordinal)?;
         let count = members.len();
         let mut envelope = base.json().cloned()?;
-        if let Some(entity_type) = self.derived().entity_type(&list.entity_type) {
+        if let Some(entity_type) = (!list.identity_lists.is_empty())
+            .then(|| self.derived().entity_type(&list.entity_type))
+            .flatten()
+        {
             crate::identity_lists::set(
                 &mut envelope,
                 &list.identity_lists,

@@ -6,8 +6,8 @@
 //! view's document; or everything, when the state does not model its effect (no state target, an
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
 //! failing), but such a write before every read (a session's log-in) relates to none: every
-//! read observed the state it left; a write to a path an item view reads also relates to the entity that path names (a
-//! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads: that one
+//! read observed the state it left; a write to a path an item view reads also relates to the
+//! entity that path names (a `PUT /{name}` publishing a version writes the package document `GET /{name}` reads: that one
 //! entity). A member write (one key of a map an entity holds), and a write of one item its path
 //! names (an update, a create by `PUT`, a delete), relate to the one entity its path names. A read shows the entities of its item or list view's type (an item or member read: the
 //! entity its path names, in the collection it names; a list read: the collection its path names
