@@ -126,7 +126,7 @@ fn holds_link_objects(objects: &[&Object], member: &str) -> bool {
 /// The member a bracket term names before a word no operator spells (`q[filters][project]
 /// [rel_o_m]`: `project`, a relation's own operator), when the listed objects hold it: a term
 /// whose role only its values can teach, compared as a link.
-pub fn bracketed_member<'n>(name: &'n str, objects: &[&Object]) -> Option<&'n str> {
+fn bracketed_member<'n>(name: &'n str, objects: &[&Object]) -> Option<&'n str> {
     let (_, rest) = name.split_once('[')?;
     let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
     let [.., member, word] = parts.as_slice() else {
