@@ -99,12 +99,14 @@ impl Nesting {
     }
 }
 
+/// The keys a collection's creates sent and its list answers show (see [`named_keys`]).
+pub(crate) type NamedKeys = (BTreeSet<String>, BTreeSet<String>);
+
 /// The nesting of an item tool's entity objects (at `pointer` in `basis`, the plain successful
-/// reads, naming their entity by `identity`), learned from the recordings of its collection (the
-/// path `collection`): `None` when no one object member holds what they name.
+/// reads, naming their entity by `identity`), learned from the keys the recordings of its
+/// collection name (`named`, see [`named_keys`]): `None` when no one object member holds them.
 pub(crate) fn learn(
-    timeline: &Timeline,
-    collection: &[CompactString],
+    named: &NamedKeys,
     pointer: &str,
     identity: &str,
     basis: &[&Observation],
@@ -114,12 +116,13 @@ pub(crate) fn learn(
         .map(|line| line.body.as_ref()?.pointer(pointer)?.as_object())
         .collect::<Option<_>>()?;
     let outer: BTreeSet<&str> = objects.iter().flat_map(|object| object.keys()).collect();
-    let inner = |keys: BTreeSet<String>| -> BTreeSet<String> {
-        keys.into_iter()
-            .filter(|key| key != identity && !outer.contains(key.as_str()))
+    let inner = |keys: &BTreeSet<String>| -> BTreeSet<String> {
+        keys.iter()
+            .filter(|key| *key != identity && !outer.contains(key.as_str()))
+            .cloned()
             .collect()
     };
-    let (sent, listed) = named_keys(timeline, collection);
+    let (sent, listed) = named;
     let listed = inner(listed);
     // Only a list showing the entities flat asks for the flat entity.
     if listed.is_empty() {
@@ -181,10 +184,7 @@ fn spells_segment(text: &str, id: &str) -> bool {
 /// The keys the successful recordings of a collection (its path, or the same with a trailing
 /// slash) name: the members of the objects its creates sent, and those of the objects its list
 /// answers show (an array of objects at the root, or one or two members down).
-pub(crate) fn named_keys(
-    timeline: &Timeline,
-    collection: &[CompactString],
-) -> (BTreeSet<String>, BTreeSet<String>) {
+pub(crate) fn named_keys(timeline: &Timeline, collection: &[CompactString]) -> NamedKeys {
     let (mut sent, mut listed) = (BTreeSet::new(), BTreeSet::new());
     for observation in timeline.by_ordinal.values() {
         // The collection's path, also spelled with a trailing slash (an empty last segment).

@@ -149,16 +149,11 @@ pub fn plan(
     let basis = if plain.is_empty() { &lines } else { &plain };
     let collection = basis[0].segments[..last.min(basis[0].segments.len())].to_vec();
     let candidates = echoed_identity(basis, template[last], last)?;
+    let named = crate::nesting::named_keys(timeline, &collection);
     let ((entity_pointer, identity_field), identity_echoes) =
-        listed_entity(timeline, &collection, basis, candidates);
+        listed_entity(&named.1, basis, candidates);
     let entity_type = listed_spelling(manifest, collection_template(&written, last));
-    let nesting = crate::nesting::learn(
-        timeline,
-        &collection,
-        &entity_pointer,
-        &identity_field,
-        basis,
-    );
+    let nesting = crate::nesting::learn(&named, &entity_pointer, &identity_field, basis);
     match entities.entity_type(&entity_type) {
         Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
         Some(_) => {}
@@ -228,9 +223,9 @@ fn echoed_identity(
 /// that is the root and an envelope's object one level down echoes it too and holds every member
 /// the collection's list answers show its entities with (`{"id": 1, "result": {"id": 1, …},
 /// "label_columns": {…}}`: the entity is `/result`, the root's `id` an echo of its identity).
+/// `listed`: the members the collection's list answers show ([`crate::nesting::named_keys`]).
 fn listed_entity(
-    timeline: &Timeline,
-    collection: &[rea_plugin_api::contracts::capture::CompactString],
+    listed: &BTreeSet<String>,
     basis: &[&Observation],
     mut candidates: Vec<(String, String)>,
 ) -> ((String, String), Vec<String>) {
@@ -238,7 +233,6 @@ fn listed_entity(
         .first()
         .is_some_and(|(pointer, _)| pointer.is_empty());
     if root_first {
-        let (_, listed) = crate::nesting::named_keys(timeline, collection);
         let holds_listed = |pointer: &str| {
             !listed.is_empty()
                 && listed.iter().all(|key| {
