@@ -14,7 +14,6 @@ a URL needs it (a space, a quote); an item read may take `q=(columns:!(…))` to
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -24,9 +23,8 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from appdriver import AppSpec, record_app  # noqa: E402
-from harlib import Recorder, app_version  # noqa: E402
-from json_client import bare, read, send  # noqa: E402
+from harlib import Recorder  # noqa: E402
+from json_client import bare, read, record_venv_app, send  # noqa: E402
 
 APP_PORT = 18883
 PROXY_PORT = 18983
@@ -382,16 +380,8 @@ SCENARIOS = [("build", scenario_build), ("probe-reads", scenario_probe_reads), (
 def main() -> None:
     import readme
 
-    def command(run: Path) -> list:
-        return [VENV / "bin" / "python", HERE / "app.py", str(APP_PORT)]
-
-    record_app(AppSpec(
-        name="fab", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT, command=command,
-        scenarios=SCENARIOS, render_readme=readme.render, headers={"Accept": "application/json"},
-        ready_path=P, stop_signal=signal.SIGINT, settle=0.3,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(HERE), "PYTHONHASHSEED": "0"},
-        version=lambda: app_version(VENV, "Flask-AppBuilder"),
-    ))
+    record_venv_app("fab", HERE, VENV, (APP_PORT, PROXY_PORT), P, SCENARIOS, readme.render,
+                    "Flask-AppBuilder", extra_env={"PYTHONHASHSEED": "0"})
 
 
 if __name__ == "__main__":

@@ -8,11 +8,4 @@
 # the server and the proxy bind 127.0.0.1 only and are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")"
-venv="${REA_FAB_VENV:-/tmp/rea-fab-venv}"
-bash ../../kit/setup.sh
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q -r requirements.txt
-mkdir -p run
-REA_FAB_VENV="$venv" ../../kit/.venv/bin/python record.py
+exec bash ../../kit/venv-record.sh fab

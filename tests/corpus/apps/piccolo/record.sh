@@ -8,11 +8,4 @@
 # are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")"
-venv="${REA_PICCOLO_VENV:-/tmp/rea-piccolo-venv}"
-bash ../../kit/setup.sh
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q -r requirements.txt
-mkdir -p run
-REA_PICCOLO_VENV="$venv" ../../kit/.venv/bin/python record.py
+exec bash ../../kit/venv-record.sh piccolo

@@ -8,11 +8,4 @@
 # only and are stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")"
-venv="${REA_TASTYPIE_VENV:-/tmp/rea-tastypie-venv}"
-bash ../../kit/setup.sh
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q -r requirements.txt
-mkdir -p run
-REA_TASTYPIE_VENV="$venv" ../../kit/.venv/bin/python record.py
+exec bash ../../kit/venv-record.sh tastypie
