@@ -1646,16 +1646,7 @@ impl StateService {
             let pairs: Vec<(String, String)> = recorded.into_iter().zip(called).collect();
             crate::missing::rename_entity_values(&mut body, &pairs);
         }
-        if let Some(identity) = (!item.identity_echoes.is_empty())
-            .then(|| crate::render::identity_value(&rendered, &item.identity_field))
-            .flatten()
-        {
-            for echo in &item.identity_echoes {
-                if let Some(slot) = crate::render::pointer_mut(&mut body, echo) {
-                    *slot = identity.clone().into_owned();
-                }
-            }
-        }
+        set_identity_echoes(&mut body, item, &rendered);
         let rendered = match (&item.nesting, body.pointer(&item.entity_pointer)) {
             (Some(nesting), Some(shell)) => nesting.nest(&item.identity_field, shell, &rendered),
             _ => rendered,
@@ -2912,6 +2903,22 @@ fn shown_pointer(view: &crate::model::ReadView) -> Option<&str> {
         ViewDetail::Item(item) => Some(&item.entity_pointer),
         ViewDetail::List(list) => Some(&list.list_pointer),
         _ => None,
+    }
+}
+
+/// Sets the envelope members beside an item's entity that echo its identity
+/// ([`ItemView::identity_echoes`]) to the identity of the entity answered.
+fn set_identity_echoes(body: &mut Json, item: &ItemView, rendered: &Json) {
+    if item.identity_echoes.is_empty() {
+        return;
+    }
+    let Some(identity) = crate::render::identity_value(rendered, &item.identity_field) else {
+        return;
+    };
+    for echo in &item.identity_echoes {
+        if let Some(slot) = crate::render::pointer_mut(body, echo) {
+            *slot = identity.clone().into_owned();
+        }
     }
 }
 
