@@ -7,14 +7,18 @@
 //! (`/api/v1/task/`) differ by a trailing slash, every session logs in before its first read,
 //! and a relation filter names its own operator (`rel_o_m`) over link objects (`project: {id,
 //! code}`). Probe reads of filter values, relations and items the build never read are
-//! answered from the state with the live body.
+//! answered from the state with the live body. Its write answers show the entity one envelope
+//! down (`{id, result: {…}}` for a create, `{result: {…}}` for an update) with links as bare
+//! ids where the reads show link objects: served writes answer their own entity so.
 
 use rea_plugin_api::contracts::query::QueryRole;
 use rea_state::model::ViewDetail;
 use serde_json::Value;
 
 use crate::state_query_grammar::{assert_live_answers, served_with_probes};
-use crate::state_support::{id_arguments, list_view, live_answer, query_model, view_detail};
+use crate::state_support::{
+    id_arguments, list_view, live_answer, query_model, serve_corpus_app, view_detail, with_body,
+};
 
 const APP: &str = "fab";
 const TASKS: &str = "get_task";
@@ -107,4 +111,68 @@ fn an_unknown_filter_column_answers_the_applications_refusal() {
     assert_eq!(status, 400);
     assert_eq!(answer.get("status").and_then(Value::as_u64), Some(400));
     assert_eq!(answer.get("body"), Some(&live));
+}
+
+/// The request body a probe-crud step sent.
+fn probe_body(entry: usize) -> Value {
+    let path = crate::state_support::corpus_dir(APP).join("probe-crud.har");
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("the probe")).expect("JSON");
+    let text = har["log"]["entries"][entry]["request"]["postData"]["text"]
+        .as_str()
+        .expect("a sent body");
+    serde_json::from_str(text).expect("a JSON body")
+}
+
+/// Calls a write tool with a probe-crud step's body (and id) and asserts it answers as the live
+/// application did, from the state.
+fn assert_write_answers_live(
+    served: &crate::state_support::Served,
+    tool: &str,
+    id: Option<&str>,
+    entry: usize,
+) {
+    let mut arguments = with_body(served, tool, probe_body(entry));
+    if let Some(id) = id {
+        arguments.extend(id_arguments(served, tool, id));
+    }
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{tool}: {answer}");
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state"),
+        "{answer}"
+    );
+    let (status, live) = live_answer(APP, "probe-crud", entry);
+    assert_eq!(
+        answer.get("status").and_then(Value::as_u64),
+        Some(status),
+        "{tool}"
+    );
+    assert_eq!(
+        answer.get("body"),
+        Some(&live),
+        "{tool} (probe-crud {entry})"
+    );
+}
+
+#[test]
+fn writes_answer_their_own_entity_one_envelope_down_with_links_by_id() {
+    let served = serve_corpus_app(APP);
+    // A task in project 2 (recorded creates: projects 1 and 5), its links answered as the ids
+    // the reads show inside link objects: `{id: 13, result: {project: 2, assignee: null, …}}`.
+    assert_write_answers_live(&served, "post_task", None, 1);
+    // Its update answers every member after it, links by id, the identity nowhere.
+    assert_write_answers_live(&served, "put_task_by_id", Some("13"), 5);
+    // A seeded task's update answers that task, not the recorded update's task 13.
+    assert_write_answers_live(&served, "put_task_by_id", Some("6"), 11);
+    // The project create's answer names the id beside the members (`result` holds no id): the
+    // created project is that object with the id, as the list after it showed project 5.
+    assert_write_answers_live(&served, "post_project", None, 31);
+    let plans = crate::state_support::corpus_write_plans(APP);
+    let project = crate::state_support::plan_of(&plans, "post_project");
+    assert_eq!(project["response"]["kind"], "projection", "{project}");
+    assert_eq!(project["response"]["projected"]["envelopes"][0], "/result");
+    let task = crate::state_support::plan_of(&plans, "post_task");
+    assert_eq!(task["response"]["projected"]["link_member"], "id", "{task}");
 }

@@ -2128,7 +2128,10 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
             let value = crate::render::identity_value(&entity.fields, identity)?.into_owned();
             Some(with_value_at(recorded.clone(), pointer, value))
         }
-        ResponseKind::Projection => render_projection(recorded, pointer, &generated, written?),
+        ResponseKind::Projection => {
+            let projected = response.projected.clone().unwrap_or_default();
+            render_projection(recorded, pointer, &generated, written?, &projected)
+        }
     }
 }
 
@@ -2156,25 +2159,25 @@ fn render_recorded_members(
 }
 
 /// The recorded answer's object at `pointer`, each member taken from the values the write
-/// generated, else from the written entity, else as recorded.
+/// generated, else from the written entity (envelopes and links as `projected` says), else as
+/// recorded.
 fn render_projection(
     recorded: &Json,
     pointer: &str,
     generated: &BTreeMap<String, Json>,
     entity: &Entity,
+    projected: &super::projected::ProjectedAnswer,
 ) -> Option<Json> {
     let shown = recorded.pointer(pointer)?.as_object()?;
-    let mut object = Object::with_capacity(shown.len());
-    for (key, value) in shown.iter() {
-        let generated_value = generated.get(&format!(
-            "/{}",
-            rea_plugin_api::json::escape_pointer_segment(key)
-        ));
-        let value = generated_value
-            .or_else(|| entity.fields.get(key))
-            .unwrap_or(value);
-        object.insert(key, value.clone());
-    }
+    let generated = |key: &str| {
+        generated
+            .get(&format!(
+                "/{}",
+                rea_plugin_api::json::escape_pointer_segment(key)
+            ))
+            .cloned()
+    };
+    let object = super::projected::render(shown, "", projected, &generated, &entity.fields);
     Some(with_value_at(
         recorded.clone(),
         pointer,

@@ -1153,6 +1153,9 @@ fn response_of(
             Vec::new()
         };
     let echoed = echoed_members(draft, calls, (kind, shows_member), pointer.as_deref());
+    let projected = (kind == ResponseKind::Projection)
+        .then(|| projected_answer(draft, calls, pointer.as_deref().unwrap_or("")))
+        .flatten();
     let renamed = if kind == ResponseKind::Recorded
         && matches!(draft.plan.effect, Effect::Create | Effect::Update)
     {
@@ -1175,7 +1178,32 @@ fn response_of(
         member: member.map(|(_, member)| member),
         changed: None,
         echoed,
+        projected,
     })
+}
+
+/// How every recorded call's projection answer shows its entity beyond members as stored (see
+/// [`super::projected`]); `None` when they show nothing more, or disagree.
+fn projected_answer(
+    draft: &Draft,
+    calls: &[Call],
+    pointer: &str,
+) -> Option<super::projected::ProjectedAnswer> {
+    let shown: Vec<(&Object, &Object)> = draft
+        .calls
+        .iter()
+        .filter_map(|&index| {
+            let call = &calls[index];
+            let After::Present(Json::Object(after)) = &call.after else {
+                return None;
+            };
+            Some((
+                call.response.as_ref()?.pointer(pointer)?.as_object()?,
+                after,
+            ))
+        })
+        .collect();
+    super::projected::learn(&shown).filter(|learned| !learned.is_plain())
 }
 
 /// An answer's kind, where it shows the entity, and the member of the entity it shows (a pointer
@@ -1479,17 +1507,15 @@ pub(super) fn bulk_entity_key(
     Some((entity_type, collection, id.to_owned()))
 }
 
-/// Whether an answer is an object of two or more members each holding the written entity's
-/// value of that member (the row after the update less its identity, as PiccoloCRUD's `PATCH`
-/// answers it): a projection of the entity, which a served call renders from its own entity.
+/// Whether an answer is an object showing two or more members of the written entity (the row
+/// after the update less its identity, as PiccoloCRUD's `PATCH` answers it; in an envelope
+/// member, links by their ids, see [`super::projected`]): a projection of the entity, which a
+/// served call renders from its own entity.
 fn shows_members_of(response: &Json, written: Option<&Json>) -> bool {
     let (Json::Object(shown), Some(Json::Object(written))) = (response, written) else {
         return false;
     };
-    shown.len() >= 2
-        && shown
-            .iter()
-            .all(|(key, value)| written.get(key) == Some(value))
+    super::projected::shown_members(shown, written).is_some_and(|(count, _)| count >= 2)
 }
 
 /// What the exemplar's answer is (see [`ResponseKind`]).

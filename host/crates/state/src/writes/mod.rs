@@ -72,6 +72,7 @@ mod observe;
 pub(crate) mod omitted;
 mod omitted_set;
 mod parent_create;
+pub mod projected;
 pub mod ranged;
 mod referenced;
 pub mod references;

@@ -818,7 +818,8 @@ pub struct PlanRule {
 pub enum ResponseKind {
     /// The written entity, whole, at `pointer`.
     Entity,
-    /// Some members of the written entity at `pointer`, as recorded (a delete's tombstone).
+    /// Some members of the written entity at `pointer` (a delete's tombstone as recorded; a
+    /// write's members, envelopes and links as [`ResponseModel::projected`] says).
     Projection,
     /// The written entity's identity, at `pointer`.
     Identity,
@@ -889,6 +890,10 @@ pub struct ResponseModel {
     /// [`super::echoed`]): a served answer shows the served entity's value there.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub echoed: std::collections::BTreeMap<String, String>,
+    /// For a [`ResponseKind::Projection`] answer: its envelope members holding more of the
+    /// entity's members, and the member its links are spelled by (see [`super::projected`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projected: Option<super::projected::ProjectedAnswer>,
 }
 
 impl ResponseModel {
@@ -915,6 +920,7 @@ impl ResponseModel {
             member: None,
             changed: None,
             echoed: Default::default(),
+            projected: None,
         }
     }
 }

@@ -1672,7 +1672,7 @@ fn whole_members_list(pairs: &[(String, String)], objects: &[&Json]) -> bool {
 fn fuller_listed(after: After, listed: Option<&Json>) -> After {
     match (&after, listed) {
         (After::Present(Json::Object(shown)), Some(Json::Object(object)))
-            if object.len() > shown.len()
+            if object.len() >= shown.len()
                 && shown
                     .iter()
                     .all(|(member, value)| object.get(member) == Some(value)) =>
@@ -1681,6 +1681,28 @@ fn fuller_listed(after: After, listed: Option<&Json>) -> After {
         }
         _ => after,
     }
+}
+
+/// The entity of an answer naming its identity beside an object of the entity's other members
+/// where the item view reads the entity (`{"id": 5, "result": {"code": "DOC", …}}`, the item
+/// view's entity at `/result`): that object with the identity first. `None` when the answer
+/// showed the entity elsewhere than its root, or the item view's object holds the identity.
+fn beside_identity(response: &Json, found: &str, preferred: &str, identity: &str) -> Option<Json> {
+    if !found.is_empty() || preferred.is_empty() || identity.starts_with('/') {
+        return None;
+    }
+    let Json::Object(members) = response.pointer(preferred)? else {
+        return None;
+    };
+    if members.contains_key(identity) {
+        return None;
+    }
+    let mut entity = rea_plugin_api::json::Object::with_capacity(members.len() + 1);
+    entity.insert(identity, response.get(identity)?.clone());
+    for (key, value) in members.iter() {
+        entity.insert(key, value.clone());
+    }
+    Some(Json::Object(entity))
 }
 
 /// The entity after a call, the reads that show it, and the simulation's adoption of it.
@@ -1705,11 +1727,12 @@ fn observe_after(
         && let Some(response) = &call.response
         && let Some((pointer, object)) = find_entity(response, &info.identity, Some(&id), preferred)
     {
+        let beside = beside_identity(response, &pointer, preferred, &info.identity);
         if call.response_pointer.is_none() {
             call.response_pointer = Some(pointer);
         }
         if !marked_deleted(object) {
-            after = After::Present(object.clone());
+            after = After::Present(beside.unwrap_or_else(|| object.clone()));
             if call.before.is_none() {
                 after = fuller_listed(after, seen.listed.as_ref());
             }

@@ -859,6 +859,7 @@ mod tests {
             member: None,
             changed: None,
             echoed: Default::default(),
+            projected: None,
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
