@@ -17,7 +17,8 @@ use serde_json::Value;
 
 use crate::state_query_grammar::{assert_live_answers, served_with_probes};
 use crate::state_support::{
-    id_arguments, list_view, live_answer, query_model, serve_corpus_app, view_detail, with_body,
+    id_arguments, list_view, live_answer, query_model, serve_corpus_app, serve_corpus_app_transfer,
+    view_detail, with_body,
 };
 
 const APP: &str = "fab";
@@ -175,4 +176,16 @@ fn writes_answer_their_own_entity_one_envelope_down_with_links_by_id() {
     assert_eq!(project["response"]["projected"]["envelopes"][0], "/result");
     let task = crate::state_support::plan_of(&plans, "post_task");
     assert_eq!(task["response"]["projected"]["link_member"], "id", "{task}");
+}
+
+#[test]
+fn a_project_update_is_offered_as_the_task_update_answering_the_projects_own_members() {
+    // The build never updated a project; the task update's answer holds every member of the
+    // task but its id in `result`, so the project update inferred from it answers the project's.
+    let served = serve_corpus_app_transfer(APP, true);
+    let plan = crate::state_support::write_plan(&served, "put_project_by_id");
+    assert_eq!(plan.inferred_from.as_deref(), Some("put_task_by_id"));
+    assert!(plan.served, "{plan:?}");
+    assert_write_answers_live(&served, "post_project", None, 31);
+    assert_write_answers_live(&served, "put_project_by_id", Some("5"), 34);
 }

@@ -1203,7 +1203,8 @@ fn projected_answer(
             ))
         })
         .collect();
-    super::projected::learn(&shown).filter(|learned| !learned.is_plain())
+    let identity = draft.plan.target.as_ref()?.identity_field.as_deref()?;
+    super::projected::learn(&shown, identity).filter(|learned| !learned.is_plain())
 }
 
 /// An answer's kind, where it shows the entity, and the member of the entity it shows (a pointer

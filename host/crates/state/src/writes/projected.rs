@@ -9,6 +9,11 @@
 //! is an envelope; a scalar where the entity holds a link object is that object's member of the
 //! same value, the same member for every link of every call. A served call renders each member
 //! from the written entity: an envelope member by member, a link by that member.
+//!
+//! An answer of one envelope holding every member of the entity but the identity (which the
+//! root may show beside it) shows the entity whole: a served call's envelope holds every member
+//! of its own entity, so a sibling collection's write answers its own entity's members
+//! (`super::siblings`).
 
 use std::collections::BTreeSet;
 
@@ -25,12 +30,16 @@ pub struct ProjectedAnswer {
     /// The link objects' member the answer spells a link by (`id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_member: Option<String>,
+    /// When its one envelope holds every member of the entity but the identity, the root nothing
+    /// else: the identity's name (see the module docs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole_but: Option<String>,
 }
 
 impl ProjectedAnswer {
     /// Whether it shows nothing beyond members as stored.
     pub fn is_plain(&self) -> bool {
-        self.envelopes.is_empty() && self.link_member.is_none()
+        self.envelopes.is_empty() && self.link_member.is_none() && self.whole_but.is_none()
     }
 }
 
@@ -53,6 +62,7 @@ pub(super) fn shown_members(answer: &Object, entity: &Object) -> Option<(usize, 
         ProjectedAnswer {
             envelopes: walk.envelopes.into_iter().collect(),
             link_member: walk.link_member,
+            whole_but: None,
         },
     ))
 }
@@ -106,14 +116,37 @@ impl Walk {
     }
 }
 
+/// Whether an answer of one envelope shows the entity whole but for its identity (see the module
+/// docs): the root holds the envelope and at most the identity, the envelope every other member
+/// of the entity.
+fn shows_whole(answer: &Object, entity: &Object, envelopes: &[String], identity: &str) -> bool {
+    let [envelope] = envelopes else {
+        return false;
+    };
+    let Some(Json::Object(inner)) = Json::Object(answer.clone()).pointer(envelope).cloned() else {
+        return false;
+    };
+    let root_only = answer.iter().all(|(key, _)| {
+        key == identity || format!("/{}", escape_pointer_segment(key)) == *envelope
+    });
+    root_only
+        && envelope.matches('/').count() == 1
+        && !inner.contains_key(identity)
+        && entity
+            .iter()
+            .all(|(key, _)| key == identity || inner.contains_key(key))
+}
+
 /// The projection every recorded call's answer shows the same way (see [`shown_members`]):
-/// `(answer object, entity after)` per call. `None` when one shows a member otherwise, or the
-/// calls spell links by different members.
-pub(super) fn learn(calls: &[(&Object, &Object)]) -> Option<ProjectedAnswer> {
+/// `(answer object, entity after)` per call, the entity's identity member. `None` when one shows
+/// a member otherwise, or the calls spell links by different members.
+pub(super) fn learn(calls: &[(&Object, &Object)], identity: &str) -> Option<ProjectedAnswer> {
     let mut learned = ProjectedAnswer::default();
     let mut envelopes = BTreeSet::new();
+    let mut whole = !calls.is_empty();
     for (answer, entity) in calls {
         let (_, shown) = shown_members(answer, entity)?;
+        whole &= shows_whole(answer, entity, &shown.envelopes, identity);
         envelopes.extend(shown.envelopes);
         match (&learned.link_member, shown.link_member) {
             (Some(known), Some(other)) if *known != other => return None,
@@ -122,6 +155,7 @@ pub(super) fn learn(calls: &[(&Object, &Object)]) -> Option<ProjectedAnswer> {
         }
     }
     learned.envelopes = envelopes.into_iter().collect();
+    learned.whole_but = (whole && learned.envelopes.len() == 1).then(|| identity.to_owned());
     Some(learned)
 }
 
@@ -164,12 +198,40 @@ pub(super) fn render(
         let rendered = match (value, generated(key), entity.get(key)) {
             (_, Some(generated), _) => generated,
             (_, None, Some(stored)) => spelled(stored, value, projected.link_member.as_deref()),
+            (Json::Object(_), None, None)
+                if projected.whole_but.is_some() && projected.envelopes.contains(&here) =>
+            {
+                Json::Object(whole_envelope(projected, entity))
+            }
             (Json::Object(inner), None, None) if projected.envelopes.contains(&here) => {
                 Json::Object(render(inner, &here, projected, generated, entity))
             }
             _ => value.clone(),
         };
         object.insert(key, rendered);
+    }
+    object
+}
+
+/// A whole envelope (see [`ProjectedAnswer::whole_but`]): every member of the entity but its
+/// identity, in the entity's order, links spelled as recorded ones were.
+fn whole_envelope(projected: &ProjectedAnswer, entity: &Json) -> Object {
+    let Json::Object(members) = entity else {
+        return Object::default();
+    };
+    let mut object = Object::with_capacity(members.len());
+    for (key, value) in members.iter() {
+        if projected.whole_but.as_deref() != Some(key) {
+            let recorded_link = if matches!(value, Json::Array(_)) {
+                Json::Array(Vec::new())
+            } else {
+                Json::Null
+            };
+            object.insert(
+                key,
+                spelled(value, &recorded_link, projected.link_member.as_deref()),
+            );
+        }
     }
     object
 }
@@ -209,9 +271,9 @@ mod tests {
         assert!(shown_members(&object(r#"{"a": 1, "b": "Y"}"#), &entity).is_none());
         let first = object(r#"{"a": 1}"#);
         let second = object(r#"{"b": "Y"}"#);
-        assert!(learn(&[(&first, &entity), (&second, &entity)]).is_none());
+        assert!(learn(&[(&first, &entity), (&second, &entity)], "id").is_none());
         assert_eq!(
-            learn(&[(&first, &entity)]).and_then(|learned| learned.link_member),
+            learn(&[(&first, &entity)], "id").and_then(|learned| learned.link_member),
             Some("id".to_owned())
         );
     }
@@ -224,6 +286,7 @@ mod tests {
         let projected = ProjectedAnswer {
             envelopes: vec!["/result".to_owned()],
             link_member: Some("id".to_owned()),
+            whole_but: None,
         };
         let entity = json(
             r#"{"id": 14, "title": "u", "project": {"id": 5, "code": "DOC"}, "assignee": null}"#,
@@ -235,6 +298,32 @@ mod tests {
             json(
                 r#"{"id": 14, "result": {"title": "u", "project": 5, "assignee": null}, "note": "x"}"#
             )
+        );
+    }
+
+    #[test]
+    fn an_envelope_of_every_member_but_the_identity_renders_any_entity_whole() {
+        let task = object(r#"{"id": 13, "title": "t", "project": {"id": 1, "code": "WEB"}}"#);
+        let created = object(r#"{"id": 13, "result": {"title": "t", "project": 1}}"#);
+        let updated = object(r#"{"result": {"title": "t", "project": 1}}"#);
+        let learned = learn(&[(&created, &task), (&updated, &task)], "id").expect("learned");
+        assert_eq!(learned.whole_but.as_deref(), Some("id"));
+        // An answer leaving a member out, or showing another beside the envelope: not whole.
+        let partial = object(r#"{"result": {"title": "t"}}"#);
+        assert_eq!(
+            learn(&[(&partial, &task)], "id")
+                .expect("learned")
+                .whole_but,
+            None
+        );
+        let beside = object(r#"{"ok": "t", "result": {"title": "t", "project": 1}}"#);
+        assert!(learn(&[(&beside, &task)], "id").is_none());
+        // A sibling's entity answers its own members, the recorded ones it lacks left out.
+        let project = json(r#"{"id": 5, "code": "LAB", "budget": 95}"#);
+        let rendered = render(&updated, "", &learned, &|_: &str| None, &project);
+        assert_eq!(
+            Json::Object(rendered),
+            json(r#"{"result": {"code": "LAB", "budget": 95}}"#)
         );
     }
 }

@@ -471,7 +471,8 @@ fn sibling_rules(
 
 /// The source's answer model for the sibling (`None` when the sibling cannot answer as the
 /// source does: a recorded answer of a non-delete, or a projection, unless what it shows is
-/// `generated` by the rules the sibling keeps, [`sibling_projection`]): a delete answering its
+/// `generated` by the rules the sibling keeps, [`sibling_projection`], or the written entity
+/// whole, `super::projected`): a delete answering its
 /// deleted entity whole answers the sibling's own, and members the sibling does not know are not
 /// required.
 fn sibling_response(
@@ -490,7 +491,12 @@ fn sibling_response(
             response.kind = ResponseKind::Entity;
         }
         if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete && !generated
-            || response.kind == ResponseKind::Projection && !generated
+            || response.kind == ResponseKind::Projection
+                && !generated
+                && response
+                    .projected
+                    .as_ref()
+                    .is_none_or(|projected| projected.whole_but.is_none())
         {
             return None;
         }
