@@ -189,3 +189,21 @@ fn a_project_update_is_offered_as_the_task_update_answering_the_projects_own_mem
     assert_write_answers_live(&served, "post_project", None, 31);
     assert_write_answers_live(&served, "put_project_by_id", Some("5"), 34);
 }
+
+#[test]
+fn a_project_its_tasks_name_refuses_its_delete_as_the_build_recorded() {
+    // Entry 70 refused project 5's delete (422) while task 13 named it; task 13's delete (71),
+    // which no read followed, left it gone before project 5's delete succeeded (72).
+    let served = serve_corpus_app(APP);
+    let refusal = &crate::state_support::write_plan(&served, "delete_project_by_id").referenced;
+    assert_eq!(refusal.len(), 1, "{refusal:?}");
+    assert_eq!(refusal[0].member, "/project/id");
+    // Tasks 7-9 name project 3.
+    let (answer, _) = served.call(
+        "delete_project_by_id",
+        id_arguments(&served, "delete_project_by_id", "3"),
+    );
+    let (status, live) = live_answer(APP, "probe-crud", 41);
+    assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
+    assert_eq!(answer.get("body"), Some(&live), "{answer}");
+}

@@ -3,7 +3,8 @@
 //! deleted entity's id in a member (a task's `project_id` naming the project: a foreign key
 //! without a cascade), and deleted the same tool's other targets when no such entity held theirs.
 //! Learned where exactly one (type, member) pair held the refused target's id before the failure
-//! (the state's entities as the recorded writes before it were observed to leave them; a member
+//! (the state's entities as the recorded writes before it were observed to leave them, a
+//! successful `DELETE` no read followed leaving its entity gone; a member
 //! nested in object members named by its JSON pointer, see [`super::dependents::member_at`]) and
 //! held no successful delete's target before that call; served by answering that failure
 //! unchanged, changing nothing, for a delete of a held entity the live state's entities of that
@@ -29,6 +30,18 @@ use crate::service::StateService;
 /// The entities (type, collection, id) → fields as the recorded writes before `ordinal` left
 /// them: the state's, then each observed call's entity after, in record order.
 pub(super) fn held_before(state: &StateView, calls: &[Call], ordinal: u64) -> HashMap<Key, Json> {
+    held_through(state, calls, ordinal, None)
+}
+
+/// [`held_before`], and, given the timeline, without the entity of each successful `DELETE`
+/// no read showed gone (a delete the application answered as done removed its entity: a task
+/// deleted just before its project, whose delete then succeeds).
+fn held_through(
+    state: &StateView,
+    calls: &[Call],
+    ordinal: u64,
+    deletes: Option<&Timeline>,
+) -> HashMap<Key, Json> {
     let mut held: HashMap<Key, Json> = state
         .entities
         .iter()
@@ -52,6 +65,13 @@ pub(super) fn held_before(state: &StateView, calls: &[Call], ordinal: u64) -> Ha
                 held.insert(key, fields.clone());
             }
             After::Absent => {
+                held.remove(&key);
+            }
+            After::Unobserved
+                if deletes
+                    .and_then(|timeline| timeline.get(call.ordinal))
+                    .is_some_and(|write| write.method == "DELETE" && write.is_success()) =>
+            {
                 held.remove(&key);
             }
             _ => {}
@@ -134,12 +154,12 @@ pub(super) fn learn(
         let Some(id) = target_of(&draft.plan, &failed.path) else {
             continue;
         };
-        let held = held_before(state, calls, *ordinal);
+        let held = held_through(state, calls, *ordinal, Some(timeline));
         let mut pairs = referring(&held, views, &deleted_type, &id);
         pairs.retain(|pair| {
             succeeded.iter().all(|(at, target)| {
                 !referring(
-                    &held_before(state, calls, *at),
+                    &held_through(state, calls, *at, Some(timeline)),
                     views,
                     &deleted_type,
                     target,
