@@ -184,6 +184,7 @@ mod state_where_filters;
 mod state_withheld;
 mod state_write_conflicts;
 mod state_write_defaults;
+mod state_write_held_nulls;
 mod state_write_lent_omission;
 mod state_write_lists;
 mod state_write_numbering;

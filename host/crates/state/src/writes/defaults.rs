@@ -12,14 +12,24 @@
 //!
 //! Learned only from creations observed whole (no entity before, the entity after shown), in the
 //! collection the plan's own calls wrote, matched to the row their body sent by position.
+//!
+//! The entities the state held before the build's writes tell it too ([`learn_held_nulls`]): a
+//! member every recorded call sent and its entity stored as sent is not required where every
+//! entity of the collection the state held holds it and one of them holds `null` there (a person
+//! without an email beside the one create sending `email`): the application keeps entities
+//! without a value for it, so a create may leave it out, and the entity it makes holds `null`
+//! there (a default, as above).
 
 use std::collections::BTreeMap;
 
 use rea_plugin_api::json::{Json, Object};
 
 use super::Draft;
+use super::apply::sent_members;
 use super::model::{Effect, MemberModel};
 use super::observe::{After, Call, batch_items};
+use crate::derive::entities::collection_key;
+use crate::model::StateView;
 use crate::observation::RequestBody;
 
 /// One creation the type's recorded writes show: the row sent and the entity it left.
@@ -40,6 +50,81 @@ pub(super) fn learn(drafts: &mut [Draft], calls: &[Call]) {
             apply(&mut drafts[index], &creations);
         }
     }
+}
+
+/// Learns a one-object create's members the state's held entities show optional (see the module
+/// docs): each becomes optional, stored `null` when a call leaves it out.
+pub(super) fn learn_held_nulls(draft: &mut Draft, calls: &[Call], state: &StateView) {
+    let Some((entity_type, collection)) = learnable(draft, calls) else {
+        return;
+    };
+    let held: Vec<&Object> = state
+        .entities
+        .iter()
+        .filter(|entity| {
+            entity.entity_type == entity_type
+                && collection_key(&entity.collection) == collection_key(&collection)
+        })
+        .filter_map(|entity| entity.fields.as_object())
+        .collect();
+    let stored = stored_as_sent(draft, calls);
+    let plan = &mut draft.plan;
+    let identity = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.identity_field.clone());
+    let (Some(body), Some(fields)) = (plan.body.as_mut(), plan.fields.as_mut()) else {
+        return;
+    };
+    for (name, member) in body.members.iter_mut() {
+        let optional = member.required
+            && member.fixed.is_none()
+            && identity.as_deref() != Some(name.as_str())
+            && stored.contains(name)
+            && shown_null(&held, name);
+        if optional {
+            member.required = false;
+            fields.defaults.insert(name.clone(), Json::Null);
+        }
+    }
+}
+
+/// The members every observed call of a create sent and its created entity stored as sent
+/// (none when no call shows the entity it created).
+fn stored_as_sent(draft: &Draft, calls: &[Call]) -> Vec<String> {
+    let mut stored: Option<Vec<String>> = None;
+    for call in draft.calls.iter().map(|call| &calls[*call]) {
+        let (None, After::Present(Json::Object(created)), RequestBody::Json(body)) =
+            (&call.before, &call.after, &call.request)
+        else {
+            continue;
+        };
+        let Some(sent) = sent_members(&draft.plan, Some(body)) else {
+            continue;
+        };
+        let here: Vec<String> = sent
+            .iter()
+            .filter(|(name, value)| created.get(name) == Some(*value))
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        stored = Some(match stored {
+            None => here,
+            Some(before) => before
+                .into_iter()
+                .filter(|name| here.contains(name))
+                .collect(),
+        });
+    }
+    stored.unwrap_or_default()
+}
+
+/// Whether every held entity holds the member and one of them holds `null` there.
+fn shown_null(held: &[&Object], name: &str) -> bool {
+    !held.is_empty()
+        && held.iter().all(|entity| entity.contains_key(name))
+        && held
+            .iter()
+            .any(|entity| entity.get(name) == Some(&Json::Null))
 }
 
 /// The type and collection of a one-object create still learning (not withheld), whose own

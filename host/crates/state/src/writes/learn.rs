@@ -379,6 +379,7 @@ pub(super) fn learn_one(
         drop_unobserved_members(&mut body, &observed, &fields, key);
     }
     partial_put(&mut body, draft, &fields);
+    super::merge_once::unrequire(&mut body, draft, calls, &fields, &written.identity);
     draft.plan.fields = Some(fields);
     accept_stored_members(&mut body, draft, views, &written);
     refuse_unshown_shapes(&mut body, draft, views, &written, (&sent, &observed));

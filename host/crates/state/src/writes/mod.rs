@@ -64,6 +64,7 @@ mod learn;
 mod lent_omission;
 mod listed;
 mod member;
+mod merge_once;
 mod merged;
 pub mod model;
 pub mod named_collection;
@@ -595,7 +596,8 @@ pub(crate) fn derive_write_plans(
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
     references::learn(&mut drafts, &mut observed, state);
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
-    // values and left-out members creates were refused for.
+    // values and left-out members creates were refused for (and the members held entities show
+    // a create may leave out, before the refusals that name required members).
     for draft in &mut drafts {
         observed_delete(draft, &observed);
         if matches!(draft.classified.kind, TargetKind::Member { .. }) {
@@ -603,6 +605,7 @@ pub(crate) fn derive_write_plans(
             continue;
         }
         learn::learn(draft, &mut observed, &views, rules, records);
+        defaults::learn_held_nulls(draft, &observed, state);
         omitted::learn(draft, timeline);
         keyed_refusal::learn(draft, timeline);
         omitted_set::learn(draft, &observed, timeline, records);

@@ -4931,3 +4931,129 @@ fn an_update_shown_only_by_a_list_a_grammar_filters_is_confirmed_by_it() {
     assert!(!put.served, "{put:?}");
     assert_eq!(put.reason.as_deref(), Some("contradicted"), "{put:?}");
 }
+
+fn person(id: u64, name: &str, email: Value, role: &str) -> Value {
+    json!({"id": id, "name": name, "email": email, "role": role})
+}
+
+/// Two held people (the second without an email), a create sending every member and its read.
+fn people_with_a_create() -> Vec<CaptureRecord> {
+    let held = vec![
+        person(1, "ana", json!("ana@x.test"), "lead"),
+        person(2, "bo", Value::Null, "engineer"),
+    ];
+    let cy = person(3, "cy", json!("cy@x.test"), "engineer");
+    vec![
+        get(0, "/people", 200, json!(held)),
+        get(1, "/people/1", 200, held[0].clone()),
+        record(
+            2,
+            "POST",
+            "/people",
+            Some(json!({"name": "cy", "email": "cy@x.test", "role": "engineer"})),
+            201,
+            cy.clone(),
+        ),
+        get(3, "/people/3", 200, cy),
+    ]
+}
+
+fn required_members(plan: &crate::writes::model::WritePlan) -> Vec<&str> {
+    plan.body
+        .iter()
+        .flat_map(|body| body.members.iter())
+        .filter(|(_, member)| member.required)
+        .map(|(name, _)| name.as_str())
+        .collect()
+}
+
+#[test]
+fn a_create_leaves_out_a_member_a_held_entity_shows_null_and_stores_null() {
+    let fixture = derive(people_with_a_create());
+    let create = fixture.plan("post_people");
+    assert!(create.served, "{:?}", create.reason);
+    // `email` was sent by the one call, but person 2 is held without one; every held person
+    // holds a name and a role.
+    assert_eq!(required_members(create), ["name", "role"]);
+    let defaults = &create.fields.as_ref().expect("fields").defaults;
+    assert_eq!(
+        defaults.get("email"),
+        Some(&rea_plugin_api::json::Json::Null)
+    );
+    let (created, error) = fixture.call(
+        "post_people",
+        json!({"body": {"name": "di", "role": "designer"}}),
+    );
+    assert!(!error, "{created}");
+    assert_eq!(
+        created["body"],
+        person(3, "di", Value::Null, "designer"),
+        "{created}"
+    );
+}
+
+#[test]
+fn a_create_keeps_required_what_every_held_entity_holds_a_value_for() {
+    let mut records = people_with_a_create();
+    records[0] = get(
+        0,
+        "/people",
+        200,
+        json!([person(1, "ana", json!("ana@x.test"), "lead")]),
+    );
+    let fixture = derive(records);
+    let create = fixture.plan("post_people");
+    assert!(create.served, "{:?}", create.reason);
+    assert_eq!(required_members(create), ["email", "name", "role"]);
+    assert!(create.fields.as_ref().expect("fields").defaults.is_empty());
+}
+
+/// The build's one update of person 1, sending `role` alone; the other members kept.
+fn an_update_of_one_member(ordinal: u64) -> [CaptureRecord; 2] {
+    let updated = person(1, "ana", json!("ana@x.test"), "manager");
+    [
+        record(
+            ordinal,
+            "PUT",
+            "/people/1",
+            Some(json!({"role": "manager"})),
+            200,
+            updated.clone(),
+        ),
+        get(ordinal + 1, "/people/1", 200, updated),
+    ]
+}
+
+#[test]
+fn an_update_called_once_keeping_members_a_create_sent_requires_none() {
+    let mut records = people_with_a_create();
+    records.extend(an_update_of_one_member(4));
+    let fixture = derive(records);
+    let update = fixture.plan("put_people_by_id");
+    assert!(update.served, "{:?}", update.reason);
+    assert!(required_members(update).is_empty(), "{:?}", update.body);
+    let (answer, error) = fixture.call(
+        "put_people_by_id",
+        json!({"id": "1", "body": {"email": "ana@y.test"}}),
+    );
+    assert!(!error, "{answer}");
+    let (read, _) = fixture.call("get_people_by_id", json!({"id": "1"}));
+    assert_eq!(
+        read["body"],
+        person(1, "ana", json!("ana@y.test"), "lead"),
+        "{read}"
+    );
+}
+
+#[test]
+fn an_update_called_once_keeping_only_what_no_write_sent_keeps_its_members_required() {
+    // No create: the kept `name` and `email` were never sent by a write, so the one call's
+    // member says nothing of a merge.
+    let mut records = people_with_a_create();
+    records.truncate(2);
+    records.extend(an_update_of_one_member(2));
+    let fixture = derive(records);
+    let update = fixture.plan("put_people_by_id");
+    assert!(update.served, "{:?}", update.reason);
+    assert_eq!(required_members(update), ["role"]);
+}
