@@ -98,6 +98,7 @@ mod state_digest_conflicts;
 mod state_document_writes;
 mod state_drf_plain;
 mod state_echo_order;
+mod state_embedded_links;
 mod state_error_answers;
 mod state_fab;
 mod state_field_exclusions;

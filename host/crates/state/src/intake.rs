@@ -391,9 +391,11 @@ fn read_view_fields(
     Ok(view_fields)
 }
 
-/// Whether a collection path matches a type's template (a single trailing slash ignored).
+/// Whether a collection path matches a type's template (a single trailing slash of either
+/// ignored: a type listed at `/api/v1/task/` holds the entities its item reads placed in
+/// `/api/v1/task`).
 fn fits_collection(collection: &str, template: &str) -> bool {
-    fits_template(collection_key(collection), template)
+    fits_template(collection_key(collection), collection_key(template))
 }
 
 fn read_document_entry(
@@ -451,4 +453,22 @@ fn read_document_entry(
             None
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fits_collection;
+
+    #[test]
+    fn a_collection_fits_its_template_with_or_without_a_trailing_slash() {
+        assert!(fits_collection("/api/v1/task", "/api/v1/task/"));
+        assert!(fits_collection("/api/v1/task/", "/api/v1/task/"));
+        assert!(fits_collection("/posts/", "/posts"));
+        assert!(fits_collection(
+            "/lists/3/entries",
+            "/lists/{numeric}/entries"
+        ));
+        assert!(!fits_collection("/api/v1/tasks", "/api/v1/task/"));
+        assert!(!fits_collection("/api/v1", "/api/v1/task/"));
+    }
 }

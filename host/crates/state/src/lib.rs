@@ -51,6 +51,7 @@ pub mod coverage;
 pub mod created;
 pub mod derive;
 pub mod digests;
+pub mod embedded_links;
 pub mod entries;
 pub mod evidence;
 pub mod exact;

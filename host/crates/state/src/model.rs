@@ -517,6 +517,10 @@ pub struct ItemView {
     /// [`crate::joins`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joins: Vec<crate::relations::Relation>,
+    /// The members it shows as link objects filled from the entities they name (see
+    /// [`crate::embedded_links`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embedded_links: Vec<crate::embedded_links::EmbeddedLink>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }

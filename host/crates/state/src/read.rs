@@ -1617,10 +1617,11 @@ impl StateService {
             return Ok(self.missing_item(item, (&segments, &call.pairs()), exact));
         };
         let projection = item_projection(item, call)?;
-        let rendered = match self.render_members(tool, &item.shape, &[entity]) {
+        let mut rendered = match self.render_members(tool, &item.shape, &[entity]) {
             Ok(mut rendered) => rendered.remove(0),
             Err(error) => return Ok(error),
         };
+        crate::embedded_links::fill(&item.embedded_links, &live, &mut rendered);
         if !restates_call(item, call, &rendered) {
             return Err(UNRESTATED_QUERY);
         }

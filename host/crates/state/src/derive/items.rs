@@ -708,6 +708,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         selection: None,
         relations: Vec::new(),
         joins: Vec::new(),
+        embedded_links: Vec::new(),
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

@@ -236,7 +236,8 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 }
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
-/// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
+/// joins relation paths read, the link objects item views fill from the entities they name
+/// ([`crate::embedded_links`]), and (after the joins, whose fields a grammar's filters reach) the
 /// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings and the link relations lists at one place share ([`shared_links`]); then a paging parameter
 /// a list's model plays loses its shared-query mark; last, the reads counting what a list selects
 /// become count views ([`crate::count_views`]) and the reads mapping a type's ids to one member
@@ -253,6 +254,7 @@ fn generalize_views(
     crate::relations::generalize(manifest, timeline, (types, entities), views);
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
+    crate::embedded_links::generalize(timeline, (types, entities), views);
     query_grammar::generalize(manifest, timeline, views, entities, rules);
     crate::link_keys::generalize(entities, views);
     variant_relief::relieve(manifest, timeline, views);
