@@ -264,7 +264,7 @@ fn generalize_views(
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     crate::id_maps::derive(manifest, timeline, entities, views);
-    null_placement::share(entities, views);
+    null_placement::share(entities, views, rules);
     repeated_sort::share(views);
 }
 

@@ -3,20 +3,22 @@
 //! entity of the list's type holds `null` at or lacks). Null placement is the store's, not one
 //! list's, so a list whose recorded sorts never met a null key takes the placement every list
 //! that showed one learned (Sails.js's people sorted by `email` place the null first, as its
-//! tasks sorted by `dueDate` showed). Lists that showed placements that differ keep their own,
-//! and so do the others.
+//! tasks sorted by `dueDate` showed; Flask-AppBuilder's people by `email`, as its tasks by
+//! `estimate`, the sort a term of the Rison query the pipeline's grammars split). Lists that
+//! showed placements that differ keep their own, and so do the others.
 
 use rea_plugin_api::json::Json;
 
 use crate::model::{Entity, ListView, QueryModel, QueryRole, ReadView, ViewDetail};
+use crate::rules::RuleSet;
 
 /// Gives the lists whose recorded sorts met no null key the placement every list whose sorts
 /// met one learned, when they all learned nulls first.
-pub(super) fn share(entities: &[Entity], views: &mut [ReadView]) {
+pub(super) fn share(entities: &[Entity], views: &mut [ReadView], rules: &RuleSet) {
     let mut shown = Vec::new();
     for (index, view) in views.iter().enumerate() {
         if let Some((list, model)) = sorted_list(view)
-            && meets_null(list, model, entities)
+            && meets_null(list, model, entities, rules)
         {
             shown.push((index, model.nulls_first));
         }
@@ -47,15 +49,15 @@ fn sorted_list(view: &ReadView) -> Option<(&ListView, &QueryModel)> {
 }
 
 /// Whether a recorded line of the list sorts by a field some entity of its type holds `null`
-/// at or lacks.
-fn meets_null(list: &ListView, model: &QueryModel, entities: &[Entity]) -> bool {
+/// at or lacks (its query's expressions split into their terms by the pipeline's grammars).
+fn meets_null(list: &ListView, model: &QueryModel, entities: &[Entity], rules: &RuleSet) -> bool {
     let sorted_by = list
         .lines
         .iter()
         .filter_map(|line| line.query.as_ref())
-        .flatten()
+        .flat_map(|pairs| crate::query_terms::expand(rules, pairs, &[]).pairs)
         .filter(|(name, _)| matches!(model.parameters.get(name), Some(QueryRole::Sort)))
-        .filter_map(|(_, value)| crate::query::sort_keys(value))
+        .filter_map(|(_, value)| crate::query::sort_keys(&value))
         .flatten();
     let held = |field: &str| {
         entities
@@ -146,7 +148,7 @@ mod tests {
             list("/task", &["due ASC"], true),
             list("/person", &["name DESC"], false),
         ];
-        share(&entities, &mut views);
+        share(&entities, &mut views, &RuleSet::empty());
         assert_eq!(nulls_first(&views), [true, true]);
         // A list whose own sorts met a null keeps what it learned, and then nothing is shared
         // unless every such list placed nulls first.
@@ -155,11 +157,11 @@ mod tests {
             list("/person", &["email ASC"], false),
             list("/project", &["name ASC"], false),
         ];
-        share(&entities, &mut views);
+        share(&entities, &mut views, &RuleSet::empty());
         assert_eq!(nulls_first(&views), [true, false, false]);
         // Nothing learned first: nothing changes.
         let mut views = vec![list("/person", &["name DESC"], false)];
-        share(&entities, &mut views);
+        share(&entities, &mut views, &RuleSet::empty());
         assert_eq!(nulls_first(&views), [false]);
     }
 }
