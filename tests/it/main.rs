@@ -171,6 +171,7 @@ mod state_selected_writes;
 mod state_sent_references;
 mod state_serve;
 mod state_shared_paging;
+mod state_shared_totals;
 mod state_sibling_projection;
 mod state_sibling_reads;
 mod state_sibling_transfer;

@@ -59,6 +59,7 @@ pub mod query_grammar;
 pub(crate) mod repeated_sort;
 mod shared_links;
 mod shared_paging;
+mod shared_totals;
 pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
@@ -261,6 +262,7 @@ fn generalize_views(
     sibling_pages::offer(manifest, timeline, views);
     shared_links::share(manifest, timeline, views);
     shared_paging::share(manifest, timeline, views);
+    shared_totals::share(views, rules);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
     crate::id_maps::derive(manifest, timeline, entities, views);
