@@ -44,10 +44,12 @@ def bare(rec: Recorder, method: str, path: str, why: str, expect: int = 200) -> 
 
 
 def record_venv_app(name: str, here: Path, venv: Path, ports: tuple[int, int], ready_path: str,
-                    scenarios: list, render_readme, dist: str, extra_env: dict | None = None) -> None:
+                    scenarios: list, render_readme, dist: str, extra_env: dict | None = None,
+                    accept: str = "application/json") -> None:
     """Records an app folder's captures: `python app.py PORT` with the app's venv (127.0.0.1,
-    stopped by SIGINT), reads sending `Accept: application/json`, the README's version that of
-    `dist` in the venv; `extra_env` adds to the app's environment (`PYTHONHASHSEED`)."""
+    stopped by SIGINT), every call sending `Accept: <accept>` (`application/json` unless the app
+    asks another, as a JSON:API app does), the README's version that of `dist` in the venv;
+    `extra_env` adds to the app's environment (`PYTHONHASHSEED`)."""
     app_port, proxy_port = ports
 
     def command(run: Path) -> list:
@@ -55,7 +57,7 @@ def record_venv_app(name: str, here: Path, venv: Path, ports: tuple[int, int], r
 
     record_app(AppSpec(
         name=name, here=here, dist="", app_port=app_port, proxy_port=proxy_port, command=command,
-        scenarios=scenarios, render_readme=render_readme, headers={"Accept": "application/json"},
+        scenarios=scenarios, render_readme=render_readme, headers={"Accept": accept},
         ready_path=ready_path, stop_signal=signal.SIGINT, settle=0.3,
         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(here), **(extra_env or {})},
         version=lambda: app_version(venv, dist),
