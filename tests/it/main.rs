@@ -164,6 +164,7 @@ mod state_rename_moves;
 mod state_repeated_sort;
 mod state_restated_list_query;
 mod state_restated_query;
+mod state_restless;
 mod state_root_items;
 mod state_rpc_writes;
 mod state_sails_blueprints;

@@ -3,7 +3,8 @@
 //! other SQLAlchemy front ends spell it): every condition holds (a conjunction), and each is the
 //! filter its bracket spelling names, `filter[estimate][ge]=5`, whose role the list learned for
 //! that name or, for a known operator word (`rea_plugin_api::query_fields::operator_word`), plays
-//! that filter wherever no recording named it.
+//! that filter wherever no recording named it; `like` is SQL's pattern (`%page%`), as the
+//! SQLAlchemy front ends spelling such lists pass it on.
 //!
 //! The members of a condition are told apart by their names, the words such lists use
 //! ([`FIELD_KEYS`], [`OPERATOR_KEYS`], [`VALUE_KEYS`]); a condition with another member, a
@@ -68,9 +69,13 @@ fn condition_term(base: &str, members: &Object) -> Option<QueryTerm> {
     if !plain_word(field) || !plain_word(operator) {
         return None;
     }
-    let roles = bracket_filter(&format!("filter[{field}][{operator}]"))
-        .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
-        .unwrap_or_default();
+    let roles = match operator {
+        // SQLAlchemy's `like` is SQL's: a pattern (`%page%`), not a substring.
+        "like" => vec![QueryRole::filter(field, "pattern")],
+        _ => bracket_filter(&format!("filter[{field}][{operator}]"))
+            .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
+            .unwrap_or_default(),
+    };
     Some(QueryTerm {
         name: format!("{base}[{field}][{operator}]"),
         value: operand(value)?,
@@ -97,6 +102,20 @@ fn plain_word(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn like_is_a_sql_pattern() {
+        let terms = terms("filter", r#"[{"name":"title","op":"like","val":"%page%"}]"#)
+            .expect("a list of conditions");
+        assert_eq!(
+            crate::named_values_roles(&terms),
+            vec![(
+                "filter[title][like]",
+                "%page%",
+                &[QueryRole::filter("title", "pattern")][..]
+            )]
+        );
+    }
 
     #[test]
     fn each_condition_is_its_bracket_filter() {

@@ -224,7 +224,9 @@ fn expanded(
         return (model.clone(), pairs.to_vec());
     };
     let expanded = crate::query_terms::expand(rules, pairs, fields);
-    let model = expanded.extend(model).unwrap_or_else(|| model.clone());
+    let model = expanded
+        .extend(model, &|_| true)
+        .unwrap_or_else(|| model.clone());
     (model, expanded.pairs)
 }
 

@@ -969,6 +969,10 @@ pub struct PageRelation {
     /// [`crate::query_echo`], `self` beside the page links), on every page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub echo: bool,
+    /// For an echo relation: whether it repeats the call's path alone, its query left out
+    /// (Flask-Restless's `self: "/api/task"` beside the page links of `?page[number]=2`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub echo_bare: bool,
 }
 
 /// A page a [`PageRelation`] names whatever page the call asks for.

@@ -461,12 +461,25 @@ fn echo_entry(
     (sent, decoded): (&[(String, String)], bool),
     relation: &PageRelation,
 ) -> Json {
-    let link = echo_text(prefix, sent, decoded);
+    let link = if relation.echo_bare {
+        path_of(prefix).to_owned()
+    } else {
+        echo_text(prefix, sent, decoded)
+    };
     crate::render::with_value_at(
         relation.template.clone(),
         &relation.link,
         Json::String(link.into()),
     )
+}
+
+/// A link prefix's path: the prefix less its scheme and authority (`/api/task` of
+/// `http://127.0.0.1:18893/api/task`; a prefix without them is its path).
+fn path_of(prefix: &str) -> &str {
+    match prefix.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |at| &rest[at..]),
+        None => prefix,
+    }
 }
 
 /// A call's own address: the prefix, then `?` and its pairs as sent (the prefix alone without
@@ -596,7 +609,10 @@ fn forms_beside(
     else {
         return Vec::new();
     };
-    if echoes.iter().any(|echo| echo.prefix != prefix) {
+    if echoes.iter().any(|echo| {
+        let own = if echo.bare { path_of(&prefix) } else { &prefix };
+        echo.prefix != own
+    }) {
         return Vec::new();
     }
     let mut learned = Vec::new();
@@ -677,6 +693,8 @@ struct ShownEcho {
     template: Json,
     link: String,
     prefix: String,
+    /// Whether it shows the prefix alone whatever the call sent.
+    bare: bool,
 }
 
 impl ShownEcho {
@@ -693,6 +711,7 @@ impl ShownEcho {
             leaves_unsent_size: false,
             names_first: false,
             echo: true,
+            echo_bare: self.bare,
         }
     }
 }
@@ -711,18 +730,25 @@ fn echo_relations(shown: &[ShownPage<'_>]) -> Vec<ShownEcho> {
         .filter_map(|(key, _)| {
             [false, true]
                 .into_iter()
-                .find_map(|decoded| shown_echo(shown, key, decoded))
+                .find_map(|decoded| shown_echo(shown, key, (decoded, false)))
+                .or_else(|| shown_echo(shown, key, (false, true)))
         })
         .collect()
 }
 
-/// The echo every page shows under `key` spelled so (decoded or form-encoded), if they do.
-fn shown_echo(shown: &[ShownPage<'_>], key: &str, decoded: bool) -> Option<ShownEcho> {
+/// The echo every page shows under `key` spelled so (decoded or form-encoded; `bare`: the path
+/// alone, whatever the call sent), if they do.
+fn shown_echo(
+    shown: &[ShownPage<'_>],
+    key: &str,
+    (decoded, bare): (bool, bool),
+) -> Option<ShownEcho> {
     let mut found: Option<ShownEcho> = None;
     for page in shown {
         let entry = page.links.as_object()?.get(key)?;
         let (link, text) = entry_link(entry)??;
         let prefix = match page.sent {
+            _ if bare => text,
             [] => text,
             sent => text
                 .strip_suffix(&format!("?{}", spell_query(sent, decoded)))?
@@ -742,6 +768,7 @@ fn shown_echo(shown: &[ShownPage<'_>], key: &str, decoded: bool) -> Option<Shown
                     template,
                     link,
                     prefix,
+                    bare,
                 });
             }
         }
@@ -970,6 +997,7 @@ fn learn_relation(
         leaves_unsent_size: shown.names_unsent_size == Some(false),
         names_first: spelling.first_unnamed && shown.named_first == Some(true),
         echo: false,
+        echo_bare: false,
     };
     let names_every = |relation: &PageRelation| {
         shown
@@ -1233,6 +1261,7 @@ mod tests {
             leaves_unsent_size: false,
             names_first: false,
             echo: false,
+            echo_bare: false,
         };
         CursorForm::PageLinks {
             prefix: "http://h/issue".into(),
@@ -1921,5 +1950,12 @@ mod tests {
         let text = |key: &str| links.get(key).cloned().expect("a relation");
         assert_eq!(text("next"), Json::from("http://h/p/?limit=2&offset=3"));
         assert_eq!(text("previous"), Json::from("http://h/p/?limit=2"));
+    }
+
+    #[test]
+    fn a_bare_echo_spells_the_prefix_path_alone() {
+        assert_eq!(path_of("http://127.0.0.1:18893/api/task"), "/api/task");
+        assert_eq!(path_of("http://127.0.0.1:18893"), "");
+        assert_eq!(path_of("/api/task"), "/api/task");
     }
 }

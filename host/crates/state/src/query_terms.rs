@@ -34,8 +34,15 @@ impl Expanded {
     /// terms the model gives no role: what the grammar says such a term means wherever no
     /// recording named it, and carrying the call's disjunction groups; a term in a group the
     /// grammar names no role for plays the role the model gives its name outside the groups
-    /// (see [`outside_groups`]). `None` when nothing is added.
-    pub fn extend(&self, model: &QueryModel) -> Option<QueryModel> {
+    /// (see [`outside_groups`]). A filter of a plain field `holds_field` denies (no held entity
+    /// holds it: `assignee_id` where the entities hold the link under `relationships`) is no
+    /// such role: the call is not evaluated rather than matching nothing. `None` when nothing is
+    /// added.
+    pub fn extend(
+        &self,
+        model: &QueryModel,
+        holds_field: &dyn Fn(&str) -> bool,
+    ) -> Option<QueryModel> {
         let mut extended: Option<QueryModel> = None;
         if !self.groups.is_empty() {
             let mut grouped = model.clone();
@@ -47,6 +54,12 @@ impl Expanded {
                 continue;
             };
             if matches!(role, QueryRole::Inert { .. }) || model.role(name).is_some() {
+                continue;
+            }
+            if let QueryRole::Filter { field, .. } = role
+                && !field.contains(['.', '[', '\0'])
+                && !holds_field(field)
+            {
                 continue;
             }
             extended
@@ -143,7 +156,7 @@ mod tests {
         expanded
             .candidates
             .insert("filter:tag".into(), vec![QueryRole::filter("tag", "eq")]);
-        let extended = expanded.extend(&model).expect("one role added");
+        let extended = expanded.extend(&model, &|_| true).expect("one role added");
         assert_eq!(
             extended.role("filter:has:email"),
             Some(&QueryRole::filter("email", "nnull"))
@@ -155,8 +168,10 @@ mod tests {
             extended.role("filter:tag"),
             Some(&QueryRole::filter("tags", "token"))
         );
+        // A filter of a field no held entity holds is not extended.
+        assert!(expanded.extend(&model, &|field| field != "email").is_none());
         expanded.candidates.remove("filter:has:email");
-        assert!(expanded.extend(&model).is_none());
+        assert!(expanded.extend(&model, &|_| true).is_none());
     }
 
     #[test]
@@ -202,7 +217,7 @@ mod tests {
                 .groups
                 .insert(name.into(), vec![branch("filter[where][or]", index)]);
         }
-        let extended = expanded.extend(&model).expect("groups carried");
+        let extended = expanded.extend(&model, &|_| true).expect("groups carried");
         assert_eq!(
             extended.role("filter[where][or][1][priority][gt]"),
             Some(&QueryRole::filter("priority", "gt"))

@@ -1765,7 +1765,11 @@ impl StateService {
         // What links to pages repeat: the query as sent, with what a reshaping answer left out.
         let linked = call.sent.clone().unwrap_or_else(|| pairs.clone());
         let expanded = self.expand_query(list, &pairs);
-        let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
+        let holds_field = |field: &str| self.holds_field(&list.entity_type, field);
+        let extended = list
+            .query
+            .as_ref()
+            .and_then(|model| expanded.extend(model, &holds_field));
         let model = extended.as_ref().or(list.query.as_ref());
         let linked = crate::query_order::repeated(model, linked, call.order.as_deref());
         // A call a reshaping answer left every parameter out of links its pages as sent: no
@@ -2231,6 +2235,23 @@ impl StateService {
             exact,
             StateSource::state(line.path.clone(), Some(membership_name(line.membership))),
         ))
+    }
+
+    /// Whether some entity the live state holds of a type holds a field, as a filter reads it
+    /// (see [`crate::query::field_value`]).
+    fn holds_field(&self, entity_type: &str, field: &str) -> bool {
+        let live = self.read();
+        live.collections_of(entity_type)
+            .into_iter()
+            .any(|collection| {
+                live.collection(entity_type, collection)
+                    .into_iter()
+                    .any(|entity| {
+                        entity.fields.as_object().is_some_and(|object| {
+                            crate::query::field_value(object, field).is_some()
+                        })
+                    })
+            })
     }
 
     /// A call's query with its expressions split by the query grammars, given the fields the

@@ -321,6 +321,7 @@ mod tests {
             leaves_unsent_size: false,
             names_first: false,
             echo: false,
+            echo_bare: false,
         }
     }
 

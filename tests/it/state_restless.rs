@@ -1,0 +1,54 @@
+//! Flask-Restless-NG (corpus app `restless`), an application the state engine was not developed
+//! on: its list answers' `links` hold `self`, the collection's path alone, beside the page links
+//! (`first`, `last`, `next`, `prev`), learned as an echo relation of the call's path without its
+//! query (`PageRelation::echo_bare`); its filter lists pass SQLAlchemy's `like`, a SQL pattern
+//! (`%the%`), not a substring; and a filter on the foreign-key column `assignee_id`, which no
+//! resource shows (its tasks show `relationships.assignee.data.id`), is refused rather than
+//! matching nothing.
+
+use serde_json::Value;
+
+use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
+use crate::state_support::{assert_not_modelled, probe_with_line};
+
+const APP: &str = "restless";
+
+#[test]
+fn pages_the_build_never_read_answer_their_links_and_the_bare_self() {
+    // Recorded: pages of 10 and of 5; never pages of 4, of 3 or past the end.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?page[size]=4&page[number]=2",
+            "GET /api/task?page[size]=3&page[number]=4",
+            "GET /api/task?page[size]=5&page[number]=9",
+        ],
+    );
+}
+
+#[test]
+fn like_is_a_sql_pattern() {
+    // Recorded: `ilike` `%THE%` and `like` `%page%`; the probe asks `like` `%the%`.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22title%22,%22op%22%3A%22like%22,%22val%22%3A%22%25the%25%22%7D%5D",
+        ],
+    );
+}
+
+#[test]
+fn a_filter_on_a_field_no_task_holds_is_refused() {
+    let (served, probes) = served_with_probes(APP);
+    let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee_id%22,%22op%22%3A%22eq%22,%22val%22%3A6%7D%5D";
+    let (answer, is_error) =
+        served.call("get_task", probe_arguments(probe_with_line(&probes, line)));
+    assert_not_modelled(&answer, is_error);
+    assert_eq!(
+        answer.pointer("/error/data/reason").and_then(Value::as_str),
+        Some("unrecorded-request"),
+        "{answer}"
+    );
+}
