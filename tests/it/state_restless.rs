@@ -52,3 +52,13 @@ fn a_filter_on_a_field_no_task_holds_is_refused() {
         "{answer}"
     );
 }
+
+#[test]
+fn the_task_update_is_served_past_an_unobserved_relationship_write() {
+    // Build entry 71 moved task 13 by `PATCH /api/task/13/relationships/project`, which no read
+    // of task 13 followed; the task's own PATCH after it (74) shows both changes together and
+    // teaches nothing of its own, so the first PATCH (68) alone explains the update.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let plan = crate::state_support::write_plan(&served, "patch_task_by_id");
+    assert!(plan.served, "{plan:?}");
+}

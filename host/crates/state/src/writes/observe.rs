@@ -417,6 +417,7 @@ pub(crate) fn observe(
         if simulation.observe_call(draft, call).is_some() {
             mark_unobserved(call, &mut simulation.unobserved);
         }
+        mark_parent_unobserved(views, draft, call, &mut simulation.unobserved);
         if draft.plan.effect == super::model::Effect::Delete && !draft.plan.bulk {
             call.dependents =
                 super::dependents::observed(manifest, timeline, views, &simulation.sim, call);
@@ -1110,6 +1111,38 @@ impl Simulation<'_> {
             &mut self.tallies,
         );
     }
+}
+
+/// A successful write the state holds no entity of, below an item path of a held type
+/// (`PATCH /api/task/13/relationships/project`, a member of the parent its path names): it
+/// changed the parent as no read showed, so the parent is unobserved and the next write of it
+/// shows the two writes' effects together, teaching nothing of its own (see [`mark_unobserved`]).
+fn mark_parent_unobserved(
+    views: &Views,
+    draft: &Draft,
+    call: &Call,
+    unobserved: &mut HashSet<EntityKey>,
+) {
+    if call.key.is_some() || draft.plan.bulk || !(200..300).contains(&call.status) {
+        return;
+    }
+    let Some((parent_type, segment)) = super::relationship::parent_of(
+        &draft.plan.path_template,
+        views,
+        &std::collections::BTreeMap::new(),
+    ) else {
+        return;
+    };
+    let (Some(id), Some(collection)) = (call.segments.get(segment), call.segments.get(..segment))
+    else {
+        return;
+    };
+    let collection = format!("/{}", collection.join("/"));
+    unobserved.insert((
+        parent_type,
+        collection_key(&collection).to_owned(),
+        crate::observation::decoded(id),
+    ));
 }
 
 /// After a call is observed: whether a write of its entity since the last observation left the

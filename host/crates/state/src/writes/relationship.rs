@@ -208,7 +208,7 @@ fn fixed_segments(successes: &[&Observation]) -> BTreeMap<usize, String> {
 /// parameter every call gave one value, `fixed`, counting as that literal between the parent
 /// and the name), and the segment naming the parent: the one type whose collection template
 /// the path starts with, a parameter segment after it.
-fn parent_of(
+pub(super) fn parent_of(
     template: &str,
     views: &Views,
     fixed: &BTreeMap<usize, String>,
