@@ -62,3 +62,19 @@ fn the_task_update_is_served_past_an_unobserved_relationship_write() {
     let plan = crate::state_support::write_plan(&served, "patch_task_by_id");
     assert!(plan.served, "{plan:?}");
 }
+
+#[test]
+fn the_people_borrow_the_tasks_page_links_and_null_placement() {
+    // The people were never paged (each list shorter than the default page of 10) and never
+    // sorted on a null; they take the tasks' links form with its default size (their unsized
+    // lines show `page[size]=10` in their links) and the nulls-first placement the tasks' and
+    // projects' sorts showed, read through the resources' `attributes`.
+    assert_live_answers(
+        APP,
+        "get_person",
+        &[
+            "GET /api/person?page[size]=3&page[number]=3",
+            "GET /api/person?sort=email",
+        ],
+    );
+}

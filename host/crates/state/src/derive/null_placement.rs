@@ -64,9 +64,11 @@ fn meets_null(list: &ListView, model: &QueryModel, entities: &[Entity], rules: &
             .iter()
             .filter(|entity| entity.entity_type == list.entity_type)
             .any(|entity| {
+                // As a sort reads the field (a JSON:API resource's under `attributes`).
                 entity
                     .fields
-                    .get(field)
+                    .as_object()
+                    .and_then(|object| crate::query::field_value(object, field))
                     .is_none_or(|value| *value == Json::Null)
             })
     };

@@ -16,7 +16,9 @@
 use rea_manifest::Manifest;
 use rea_plugin_api::json::Json;
 
-use crate::model::{CursorForm, CursorMember, PageRelation, QueryModel, ReadView, ViewDetail};
+use crate::model::{
+    CursorForm, CursorMember, PageRelation, QueryModel, QueryRole, ReadView, ViewDetail,
+};
 use crate::observation::{Observation, Timeline};
 use crate::page_cursor::{PageEnd, Position, relation_variants};
 
@@ -110,31 +112,59 @@ fn lend(
 }
 
 /// A lent links member under the borrowing list's link prefix and default page size, when it
-/// mints what every one of its `lines` showed.
+/// mints what every one of its `lines` showed; where it learned no default size and that mints
+/// them not, the lender's default size, when a line of its named no size (each shorter than a
+/// page, none showed the size but its links: Flask-Restless's people beside its paged tasks).
 fn borrowed(
     lent: &CursorMember,
     (model, list_pointer): (&QueryModel, &str),
     lines: &[&Observation],
 ) -> Option<CursorMember> {
-    let mut member = lent.clone();
-    let prefix = link_prefix(&member, lines)?;
-    match &mut member.form {
-        CursorForm::PageLinks {
-            prefix: known,
-            default_size,
-            ..
-        } => {
-            *known = prefix;
-            *default_size = model.default_page_size.map(u64::from);
-        }
-        _ => return None,
-    }
-    mints_every_line(model, list_pointer, &member, lines).then_some(member)
+    let prefix = link_prefix(lent, lines)?;
+    let CursorForm::PageLinks { default_size, .. } = &lent.form else {
+        return None;
+    };
+    let lent_size = *default_size;
+    let own_size = model.default_page_size.map(u64::from);
+    let unsized_line = lines.iter().any(|line| {
+        !line
+            .pairs()
+            .iter()
+            .any(|(name, _)| matches!(model.role(name), Some(QueryRole::PageSize)))
+    });
+    let fallback = (own_size.is_none() && unsized_line)
+        .then_some(lent_size)
+        .flatten();
+    [Some(own_size), fallback.map(Some)]
+        .into_iter()
+        .flatten()
+        .find_map(|size| {
+            let mut member = lent.clone();
+            if let CursorForm::PageLinks {
+                prefix: known,
+                default_size,
+                ..
+            } = &mut member.form
+            {
+                *known = prefix.clone();
+                *default_size = size;
+            }
+            mints_every_line(model, list_pointer, &member, lines).then_some(member)
+        })
 }
 
-/// The one text before the query of every link a links member shows on the lines; `None` when
-/// they show none or two.
+/// The one text before the query of every link a links member shows on the lines (a relation
+/// echoing the call's path alone, `PageRelation::echo_bare`, left out: it spells no origin);
+/// `None` when they show none or two.
 fn link_prefix(member: &CursorMember, lines: &[&Observation]) -> Option<String> {
+    let bare: Vec<&str> = match &member.form {
+        CursorForm::PageLinks { relations, .. } => relations
+            .iter()
+            .filter(|relation| relation.echo_bare)
+            .map(|relation| relation.key.as_str())
+            .collect(),
+        _ => Vec::new(),
+    };
     let shown: Vec<Json> = lines
         .iter()
         .filter_map(|line| crate::flat_links::shown(member, line.body.as_ref()?))
@@ -142,7 +172,12 @@ fn link_prefix(member: &CursorMember, lines: &[&Observation]) -> Option<String> 
     let texts = shown
         .iter()
         .filter_map(|links| match links {
-            Json::Object(links) => Some(links.iter().filter_map(|(_, entry)| entry.as_str())),
+            Json::Object(links) => Some(
+                links
+                    .iter()
+                    .filter(|(key, _)| !bare.contains(key))
+                    .filter_map(|(_, entry)| entry.as_str()),
+            ),
             _ => None,
         })
         .flatten();
