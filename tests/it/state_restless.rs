@@ -78,3 +78,19 @@ fn the_people_borrow_the_tasks_page_links_and_null_placement() {
         ],
     );
 }
+
+#[test]
+fn a_person_created_without_an_email_holds_null_as_dan_does() {
+    // Build entry 79 created a person with an email; Dan, held, has `attributes.email: null`:
+    // a create leaving the email out answers and stores `null` there, as the app does.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let body = serde_json::json!({"data": {"type": "person", "attributes": {"name": "Ines Ito", "role": "engineer"}}});
+    let (answer, is_error) = served.call(
+        "post_person",
+        crate::state_support::with_body(&served, "post_person", body),
+    );
+    assert!(!is_error, "{answer}");
+    let (status, live) = crate::state_support::live_answer(APP, "probe-crud", 17);
+    assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
+    assert_eq!(answer.get("body"), Some(&live), "{answer}");
+}

@@ -18,7 +18,10 @@
 //! entity of the collection the state held holds it and one of them holds `null` there (a person
 //! without an email beside the one create sending `email`): the application keeps entities
 //! without a value for it, so a create may leave it out, and the entity it makes holds `null`
-//! there (a default, as above).
+//! there (a default, as above). One level down too: a member every call sent inside an object
+//! member stored as sent (a JSON:API resource's `attributes`), which every held entity's object
+//! holds and one holds `null`, is set `null` where a create leaves it out
+//! (`FieldModel::nested_constants`, set where absent).
 
 use std::collections::BTreeMap;
 
@@ -87,6 +90,61 @@ pub(super) fn learn_held_nulls(draft: &mut Draft, calls: &[Call], state: &StateV
             fields.defaults.insert(name.clone(), Json::Null);
         }
     }
+    for (name, nested) in nested_sent(draft, calls, &stored) {
+        let inner: Vec<&Object> = held
+            .iter()
+            .filter_map(|entity| entity.get(&name)?.as_object())
+            .collect();
+        if inner.len() != held.len() {
+            continue;
+        }
+        let Some(fields) = draft.plan.fields.as_mut() else {
+            return;
+        };
+        for key in nested.iter().filter(|key| shown_null(&inner, key)) {
+            let pointer = format!(
+                "/{}/{}",
+                rea_plugin_api::json::escape_pointer_segment(&name),
+                rea_plugin_api::json::escape_pointer_segment(key)
+            );
+            fields.nested_constants.insert(pointer, Json::Null);
+        }
+    }
+}
+
+/// The object members every observed call of a create sent and stored as sent, each with the
+/// members every call sent inside it (a JSON:API resource's `attributes`): a member a held
+/// entity shows `null` there may be left out, the entity holding `null` (as [`learn_held_nulls`]
+/// one level down).
+fn nested_sent(draft: &Draft, calls: &[Call], stored: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut nested: Vec<(String, Vec<String>)> = Vec::new();
+    for name in stored {
+        let mut keys: Option<Vec<String>> = None;
+        for call in draft.calls.iter().map(|call| &calls[*call]) {
+            let RequestBody::Json(body) = &call.request else {
+                continue;
+            };
+            let Some(sent) = sent_members(&draft.plan, Some(body)) else {
+                continue;
+            };
+            let Some(Json::Object(inner)) = sent.get(name) else {
+                keys = Some(Vec::new());
+                break;
+            };
+            let here: Vec<String> = inner.keys().map(str::to_owned).collect();
+            keys = Some(match keys {
+                None => here,
+                Some(before) => before
+                    .into_iter()
+                    .filter(|key| here.contains(key))
+                    .collect(),
+            });
+        }
+        if let Some(keys) = keys.filter(|keys| !keys.is_empty()) {
+            nested.push((name.clone(), keys));
+        }
+    }
+    nested
 }
 
 /// The members every observed call of a create sent and its created entity stored as sent

@@ -718,7 +718,9 @@ pub struct FieldModel {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub numbered_by_type: Vec<String>,
     /// Create: members nested inside an unsent object that every create stored with one value
-    /// (JSON pointer → value: `/info/status`), set where they nest.
+    /// (JSON pointer → value: `/info/status`), or left out of a sent object where a held entity
+    /// shows `null` (`/attributes/email`, see `writes::defaults`), set where they nest and are
+    /// absent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub nested_constants: BTreeMap<String, Json>,
     /// Create: unsent members every create copied from the value every held entity of the
