@@ -127,3 +127,54 @@ pub(crate) fn owned_names(items: &[&str]) -> Vec<String> {
 pub(crate) fn name_set(items: &[&str]) -> std::collections::BTreeSet<String> {
     items.iter().map(|item| (*item).to_owned()).collect()
 }
+
+/// A list read view of `entity_type` (its tool and path named after it) listing at
+/// `list_pointer`, one recorded line per query, with `query` as its model and nothing else
+/// learned.
+pub(crate) fn list_read_view(
+    entity_type: &str,
+    list_pointer: &str,
+    queries: &[Vec<(String, String)>],
+    query: crate::model::QueryModel,
+) -> crate::model::ReadView {
+    use crate::model::{ListLine, ListView, Membership, ReadView, ViewDetail};
+    let lines = queries
+        .iter()
+        .enumerate()
+        .map(|(ordinal, pairs)| ListLine {
+            record_ordinal: ordinal as u64,
+            path: entity_type.to_owned(),
+            query: Some(pairs.clone()),
+            membership: Membership::Recorded,
+            members: Vec::new(),
+            excluded: Vec::new(),
+            page_size: None,
+            whole: false,
+            projection: None,
+        })
+        .collect();
+    ReadView {
+        tool: format!("get{}", entity_type.replace('/', "_")),
+        method: "GET".to_owned(),
+        path_template: entity_type.to_owned(),
+        detail: ViewDetail::List(ListView {
+            entity_type: entity_type.to_owned(),
+            list_pointer: list_pointer.to_owned(),
+            lines,
+            counters: Vec::new(),
+            identity_lists: Vec::new(),
+            query: Some(query),
+            per_response_members: Vec::new(),
+            projected_query_keys: Default::default(),
+            projected_record_ordinals: Vec::new(),
+            restated_query: Vec::new(),
+            selection: None,
+            exclusion: None,
+            relations: Vec::new(),
+            joins: Vec::new(),
+            parent: None,
+            page_envelope: None,
+            shape: Default::default(),
+        }),
+    }
+}

@@ -79,51 +79,16 @@ fn meets_null(list: &ListView, model: &QueryModel, entities: &[Entity], rules: &
 mod tests {
     use super::*;
 
-    use crate::model::{ListLine, Membership};
     use crate::test_support::entity;
 
     fn list(entity_type: &str, sorted: &[&str], nulls_first: bool) -> ReadView {
-        let lines = sorted
+        let queries: Vec<Vec<(String, String)>> = sorted
             .iter()
-            .enumerate()
-            .map(|(ordinal, value)| ListLine {
-                record_ordinal: ordinal as u64,
-                path: entity_type.to_owned(),
-                query: Some(vec![("sort".to_owned(), (*value).to_owned())]),
-                membership: Membership::Recorded,
-                members: Vec::new(),
-                excluded: Vec::new(),
-                page_size: None,
-                whole: false,
-                projection: None,
-            })
+            .map(|value| vec![("sort".to_owned(), (*value).to_owned())])
             .collect();
         let mut query = QueryModel::of_roles(&[("sort", QueryRole::Sort)]);
         query.nulls_first = nulls_first;
-        ReadView {
-            tool: format!("get{}", entity_type.replace('/', "_")),
-            method: "GET".to_owned(),
-            path_template: entity_type.to_owned(),
-            detail: ViewDetail::List(ListView {
-                entity_type: entity_type.to_owned(),
-                list_pointer: String::new(),
-                lines,
-                counters: Vec::new(),
-                identity_lists: Vec::new(),
-                query: Some(query),
-                per_response_members: Vec::new(),
-                projected_query_keys: Default::default(),
-                projected_record_ordinals: Vec::new(),
-                restated_query: Vec::new(),
-                selection: None,
-                exclusion: None,
-                relations: Vec::new(),
-                joins: Vec::new(),
-                parent: None,
-                page_envelope: None,
-                shape: Default::default(),
-            }),
-        }
+        crate::test_support::list_read_view(entity_type, "", &queries, query)
     }
 
     fn nulls_first(views: &[ReadView]) -> Vec<bool> {

@@ -89,54 +89,21 @@ fn pages_anywhere(list: &ListView, model: &QueryModel, rules: &RuleSet) -> bool 
 mod tests {
     use super::*;
 
-    use crate::model::{ListLine, Membership};
-
     fn list(tool: &str, query: &[(&str, &str)], counters: &[&str], totals: &[&str]) -> ReadView {
-        let line = ListLine {
-            record_ordinal: 0,
-            path: tool.to_owned(),
-            query: Some(
-                query
-                    .iter()
-                    .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-                    .collect(),
-            ),
-            membership: Membership::Recorded,
-            members: Vec::new(),
-            excluded: Vec::new(),
-            page_size: None,
-            whole: false,
-            projection: None,
-        };
+        let pairs = query
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
         let mut model = QueryModel::of_roles(&[("page", QueryRole::Page { base: 1 })]);
         model.totals = totals.iter().map(|total| (*total).to_owned()).collect();
-        ReadView {
-            tool: tool.to_owned(),
-            method: "GET".to_owned(),
-            path_template: tool.to_owned(),
-            detail: ViewDetail::List(ListView {
-                entity_type: tool.to_owned(),
-                list_pointer: "/results".to_owned(),
-                lines: vec![line],
-                counters: counters
-                    .iter()
-                    .map(|counter| (*counter).to_owned())
-                    .collect(),
-                identity_lists: Vec::new(),
-                query: Some(model),
-                per_response_members: Vec::new(),
-                projected_query_keys: Default::default(),
-                projected_record_ordinals: Vec::new(),
-                restated_query: Vec::new(),
-                selection: None,
-                exclusion: None,
-                relations: Vec::new(),
-                joins: Vec::new(),
-                parent: None,
-                page_envelope: None,
-                shape: Default::default(),
-            }),
+        let mut view = crate::test_support::list_read_view(tool, "/results", &[pairs], model);
+        if let ViewDetail::List(list) = &mut view.detail {
+            list.counters = counters
+                .iter()
+                .map(|counter| (*counter).to_owned())
+                .collect();
         }
+        view
     }
 
     fn counted(view: &ReadView) -> (Vec<String>, Vec<String>) {
