@@ -56,11 +56,7 @@ pub struct ReferenceExpansion {
 
 /// The held entity a text names by its path (an absolute link's path after its origin).
 fn named_entity<'a>(text: &str, held: &[&'a Entity]) -> Option<&'a Entity> {
-    let path = match text.split_once("://") {
-        Some((_, rest)) => &rest[rest.find('/')?..],
-        None => text,
-    };
-    let (collection, id) = path.rsplit_once('/')?;
+    let (collection, id) = crate::page_cursor::path_of(text).rsplit_once('/')?;
     held.iter()
         .copied()
         .find(|entity| entity.id == id && entity.collection.trim_end_matches('/') == collection)

@@ -473,9 +473,9 @@ fn echo_entry(
     )
 }
 
-/// A link prefix's path: the prefix less its scheme and authority (`/api/task` of
-/// `http://127.0.0.1:18893/api/task`; a prefix without them is its path).
-fn path_of(prefix: &str) -> &str {
+/// A link's path: the link less its scheme and authority (`/api/task` of
+/// `http://127.0.0.1:18893/api/task`; a link without them is its path).
+pub(crate) fn path_of(prefix: &str) -> &str {
     match prefix.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("", |at| &rest[at..]),
         None => prefix,

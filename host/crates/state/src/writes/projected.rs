@@ -165,17 +165,15 @@ fn spelled(stored: &Json, recorded: &Json, link_member: Option<&str>) -> Json {
     let Some(member) = link_member else {
         return stored.clone();
     };
+    let by_member = super::references::link_spelled;
     match (stored, recorded) {
-        (Json::Object(link), value) if !matches!(value, Json::Object(_)) => {
-            link.get(member).cloned().unwrap_or_else(|| stored.clone())
+        (Json::Object(_), value) if !matches!(value, Json::Object(_)) => {
+            by_member(stored, member).unwrap_or_else(|| stored.clone())
         }
         (Json::Array(links), Json::Array(_) | Json::Null) => Json::Array(
             links
                 .iter()
-                .map(|link| match link {
-                    Json::Object(object) => object.get(member).cloned().unwrap_or(Json::Null),
-                    other => other.clone(),
-                })
+                .map(|link| by_member(link, member).unwrap_or(Json::Null))
                 .collect(),
         ),
         _ => stored.clone(),

@@ -454,18 +454,25 @@ impl ChangedMembers {
         Some(answer)
     }
 
-    /// A stored value as an answer names it: a link object by its member, an array item by item.
+    /// A stored value as an answer names it (see [`link_spelled`]).
     fn spelled(&self, stored: &Json) -> Option<Json> {
-        match stored {
-            Json::Object(link) => link.get(&self.link_member).cloned(),
-            Json::Array(items) => Some(Json::Array(
-                items
-                    .iter()
-                    .map(|item| self.spelled(item))
-                    .collect::<Option<_>>()?,
-            )),
-            value => Some(value.clone()),
-        }
+        link_spelled(stored, &self.link_member)
+    }
+}
+
+/// A stored value as an answer naming links by one member of their link objects spells it: a
+/// link object by that member, an array item by item, another value as stored; `None` when a
+/// link object lacks the member.
+pub(crate) fn link_spelled(stored: &Json, member: &str) -> Option<Json> {
+    match stored {
+        Json::Object(link) => link.get(member).cloned(),
+        Json::Array(items) => Some(Json::Array(
+            items
+                .iter()
+                .map(|item| link_spelled(item, member))
+                .collect::<Option<_>>()?,
+        )),
+        value => Some(value.clone()),
     }
 }
 
