@@ -155,6 +155,7 @@ mod state_range_deletes;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_recorded_reads;
+mod state_related_routes;
 mod state_relation_paths;
 mod state_relations;
 mod state_relationship_identifiers;

@@ -6,11 +6,14 @@
 //! Learned per read tool from its successful reads without a query: the segments before the last
 //! name a held entity (its collection and id), the last one of its relationships whose linkage
 //! names one held resource, and one place of the body (the top, or a top-level member) shows
-//! exactly that resource. The envelope's other text members are kept as recorded, or, where the
-//! reads show them otherwise, minted per call: the call's path after a constant prefix (an
-//! absolute `links.self`), or a text member of the related resource (`links.related` its
-//! `links.self`). A call for any entity the state holds is answered so; an empty linkage, an
-//! entity or a related resource the state lacks are not modelled.
+//! exactly that resource (a read of an empty linkage shows `null` there). The envelope's other
+//! text members are kept as recorded, or minted per call: the call's path after a constant
+//! prefix where every read spells it so (an absolute `links.self`, even shown by one read), or,
+//! where the reads show them otherwise, a text member of the related resource (`links.related`
+//! its `links.self`). A call for any entity the state holds is answered so, an empty linkage
+//! (`null`) with `null` at the resource's place; an entity or a related resource the state lacks
+//! is not modelled. Only reads in their observation windows teach (a later write may have
+//! changed what they show).
 
 use serde::{Deserialize, Serialize};
 
@@ -65,18 +68,26 @@ fn parent_of<'a, 'b>(path: &'b str, held: &[&'a Entity]) -> Option<(&'a Entity, 
     Some((entity, name))
 }
 
-/// The one held resource a parent's relationship links, when it links one.
+/// The one held resource a parent's relationship links (`Some(Some(_))`), or `Some(None)` when
+/// the linkage is `null` (a to-one relationship linking nothing); `None` when it links several,
+/// none the state holds, or the parent has no such relationship.
 fn related_of<'a>(
     rule: &CompoundDocuments,
     parent: &Entity,
     name: &str,
     held: &[&'a Entity],
-) -> Option<&'a Entity> {
+) -> Option<Option<&'a Entity>> {
     let linkage = rule.linkage(parent.fields.as_object()?, name, held)?;
+    if linkage.is_null() {
+        return Some(None);
+    }
     let identifier = linkage.as_object()?;
-    held.iter().copied().find(|entity| {
-        (entity.fields.as_object()).is_some_and(|fields| names_resource(identifier, fields))
-    })
+    held.iter()
+        .copied()
+        .find(|entity| {
+            (entity.fields.as_object()).is_some_and(|fields| names_resource(identifier, fields))
+        })
+        .map(Some)
 }
 
 /// Learns the related routes of every read tool (see the module docs).
@@ -89,7 +100,8 @@ pub fn learn(
     learn_per_tool(manifest, timeline, (entities, views), rule, route_of)
 }
 
-/// What `route_of` learns of each read tool from its successful query-free reads with a body,
+/// What `route_of` learns of each read tool from its successful query-free reads with a body in
+/// their observation windows,
 /// given the compound documents' rule and the held entities (nothing without the rule): the
 /// routes of [`learn`] and of [`crate::linkage_routes::learn`].
 pub(crate) fn learn_per_tool<R>(
@@ -109,7 +121,7 @@ pub(crate) fn learn_per_tool<R>(
             continue;
         };
         let reads: Vec<&Observation> = timeline
-            .all(index)
+            .checked(index)
             .filter(|read| read.is_success() && read.pairs().is_empty() && read.body.is_some())
             .collect();
         routes.extend(route_of(&view.tool, &reads, rule, &held));
@@ -117,8 +129,18 @@ pub(crate) fn learn_per_tool<R>(
     routes
 }
 
-/// A read's body and the related resource it shows.
-type Shown<'a> = (&'a Observation, &'a Json, &'a Entity);
+/// A read's body and the related resource it shows (`None`: the linkage is `null`).
+type Shown<'a> = (&'a Observation, &'a Json, Option<&'a Entity>);
+
+/// What a read shows at a pointer where it shows its related resource: the resource as held, or
+/// `null` for an empty linkage.
+fn shows_related(body: &Json, pointer: &str, related: Option<&Entity>) -> bool {
+    let shown = body.pointer(pointer);
+    match related {
+        Some(related) => shown == Some(&related.fields),
+        None => !pointer.is_empty() && shown.is_some_and(Json::is_null),
+    }
+}
 
 /// The route a tool's reads teach, when every one of them fits (see the module docs).
 fn route_of(
@@ -133,19 +155,27 @@ fn route_of(
         let related = related_of(rule, parent, name, held)?;
         shown.push((read, read.body.as_ref()?, related));
     }
-    let (last, body, related) = *shown.last()?;
+    let (last, body, _) = *shown.last()?;
+    let (_, _, related) = *shown
+        .iter()
+        .rev()
+        .find(|(_, _, related)| related.is_some())?;
     let pointer = std::iter::once(String::new())
         .chain(body.as_object()?.keys().map(|key| format!("/{key}")))
         .find(|pointer| {
             shown
                 .iter()
-                .all(|(_, body, related)| body.pointer(pointer) == Some(&related.fields))
+                .all(|(_, body, related)| shows_related(body, pointer, *related))
         })?;
-    let related_texts = crate::request_echo::string_pointers(related.fields.as_object()?);
+    let related_texts = crate::request_echo::string_pointers(related?.fields.as_object()?);
     let mut minted = Vec::new();
     for (member, value) in crate::request_echo::string_pointers(body.as_object()?) {
         if !pointer.is_empty() && (member == pointer || member.starts_with(&format!("{pointer}/")))
         {
+            continue;
+        }
+        if let Some(prefix) = path_echo_prefix(&member, &shown, (value, &last.path)) {
+            minted.push((member, MemberSource::Request(prefix)));
             continue;
         }
         let varies = shown
@@ -154,7 +184,7 @@ fn route_of(
         if !varies {
             continue;
         }
-        let source = minted_source(&member, &shown, (value, &last.path), &related_texts)?;
+        let source = related_source(&member, &shown, value, &related_texts)?;
         minted.push((member, source));
     }
     Some(RelatedRoute {
@@ -165,33 +195,49 @@ fn route_of(
     })
 }
 
-/// Where a member the reads show otherwise comes from, when every read agrees on it.
-fn minted_source(
+/// The text of a body's member, when it is a text.
+fn member_text(body: &Json, member: &str) -> Option<String> {
+    body.pointer(member)
+        .and_then(Json::as_str)
+        .map(str::to_owned)
+}
+
+/// The constant prefix every read spells a member as, before its own path (`links.self`): the
+/// member echoes the call's path, even where one read shows it.
+fn path_echo_prefix(
     member: &str,
     shown: &[Shown<'_>],
     (value, path): (&str, &str),
+) -> Option<String> {
+    let prefix = value.strip_suffix(path)?;
+    shown
+        .iter()
+        .all(|(read, body, _)| {
+            member_text(body, member).is_some_and(|text| text == format!("{prefix}{}", read.path))
+        })
+        .then(|| prefix.to_owned())
+}
+
+/// The related resource's text member a member the reads show otherwise spells, when every read
+/// shows a related resource and agrees on it.
+fn related_source(
+    member: &str,
+    shown: &[Shown<'_>],
+    value: &str,
     related_texts: &[(String, &str)],
 ) -> Option<MemberSource> {
-    let text = |body: &Json| {
-        body.pointer(member)
-            .and_then(Json::as_str)
-            .map(str::to_owned)
-    };
-    if let Some(prefix) = value.strip_suffix(path)
-        && shown.iter().all(|(read, body, _)| {
-            text(body).is_some_and(|text| text == format!("{prefix}{}", read.path))
-        })
-    {
-        return Some(MemberSource::Request(prefix.to_owned()));
-    }
     related_texts
         .iter()
         .filter(|(_, text)| *text == value)
         .map(|(pointer, _)| pointer)
         .find(|pointer| {
             shown.iter().all(|(_, body, related)| {
-                text(body).is_some_and(|text| {
-                    related.fields.pointer(pointer).and_then(Json::as_str) == Some(text.as_str())
+                let shown_text = member_text(body, member);
+                related.is_some_and(|related| {
+                    shown_text.is_some_and(|text| {
+                        related.fields.pointer(pointer).and_then(Json::as_str)
+                            == Some(text.as_str())
+                    })
                 })
             })
         })
@@ -210,13 +256,17 @@ impl RelatedRoute {
     ) -> Option<Json> {
         let (parent, name) = parent_of(path, held)?;
         let related = related_of(rule, parent, name, held)?;
+        if related.is_none() && self.pointer.is_empty() {
+            return None;
+        }
         let mut body = envelope.clone();
-        *crate::render::pointer_mut(&mut body, &self.pointer)? = related.fields.clone();
+        *crate::render::pointer_mut(&mut body, &self.pointer)? =
+            related.map_or(Json::Null, |related| related.fields.clone());
         for (member, source) in &self.minted {
             let text = match source {
                 MemberSource::Request(prefix) => format!("{prefix}{path}"),
                 MemberSource::Related(pointer) => {
-                    related.fields.pointer(pointer)?.as_str()?.to_owned()
+                    related?.fields.pointer(pointer)?.as_str()?.to_owned()
                 }
             };
             *crate::render::pointer_mut(&mut body, member)? = Json::String(text.into());
@@ -312,6 +362,56 @@ mod tests {
         )];
         let wrong: Vec<&Observation> = wrong.iter().collect();
         assert_eq!(route_of("get_author", &wrong, &rule(), &held), None);
+    }
+
+    #[test]
+    fn an_empty_linkage_answers_null_and_one_read_teaches_its_path_echo() {
+        let a = |id: &str| format!(r#"{{"type": "Author", "id": "{id}"}}"#);
+        let held = [
+            entity("/books/", "4", &book("4", &a("2"))),
+            entity("/books/", "3", &book("3", "null")),
+            entity("/authors/", "2", &author("2")),
+            entity("/authors/", "4", &author("4")),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let echo = |path: &str, data: &str| {
+            format!(r#"{{"data": {data}, "links": {{"self": "{path}"}}}}"#)
+        };
+        // One read of a linked resource: its `links.self` spelling the call's path is minted.
+        let one = [read(
+            31,
+            "/books/4/author/",
+            &echo("/books/4/author/", &author("2")),
+        )];
+        let one: Vec<&Observation> = one.iter().collect();
+        let route = route_of("get_author", &one, &rule(), &held).expect("a route");
+        assert_eq!(
+            route.minted,
+            [(
+                "/links/self".to_owned(),
+                MemberSource::Request(String::new())
+            )]
+        );
+        // A read of an empty linkage showing `null` where the others show the resource fits.
+        let both = [
+            read(
+                31,
+                "/books/4/author/",
+                &echo("/books/4/author/", &author("2")),
+            ),
+            read(32, "/books/3/author/", &echo("/books/3/author/", "null")),
+        ];
+        let both: Vec<&Observation> = both.iter().collect();
+        let route = route_of("get_author", &both, &rule(), &held).expect("a route");
+        assert_eq!(route.pointer, "/data");
+        let envelope = json(&echo("/books/3/author/", "null"));
+        let null = route.answer((&rule(), &envelope), "/books/3/author/", &held);
+        assert_eq!(null, Some(json(&echo("/books/3/author/", "null"))));
+        let linked = route.answer((&rule(), &envelope), "/books/4/author/", &held);
+        assert_eq!(linked, Some(json(&echo("/books/4/author/", &author("2")))));
+        // Reads showing only empty linkages teach no place of the resource.
+        let empty: Vec<&Observation> = both[1..].to_vec();
+        assert_eq!(route_of("get_author", &empty, &rule(), &held), None);
     }
 
     fn envelope_text(path: &str, id: &str) -> String {

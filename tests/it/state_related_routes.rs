@@ -1,0 +1,69 @@
+//! To-one related routes answered for any entity (`rea_state::related_routes`, issue 12): a read
+//! of an entity's path and one relationship name (`/api/task/9/project`, `/books/3/borrower/`,
+//! `/tasks/9/project`) answers the resource the entity's linkage names, or `null` where it links
+//! nothing, in the envelope of a recorded answer, its `links.self` the call's own path even where
+//! one read showed it. Learned only from reads in their observation windows (a read of a task a
+//! later write created, or of a project whose tasks later changed, shows another state than the
+//! one the state holds). Three JSON:API apps: Flask-Restless-NG, drf-jsonapi and Fortune.js.
+
+use serde_json::Value;
+
+use crate::state_query_grammar::served_with_probes;
+use crate::state_support::{agreement, probe_with_line, recorded_answer};
+
+/// Each probe line is routed to `tool`, answered from the state, with the live body, and no
+/// recorded call of the build named its path.
+fn assert_related_answers(app: &str, tool: &str, lines: &[&str]) {
+    let (served, probes) = served_with_probes(app);
+    for line in lines {
+        let probe = probe_with_line(&probes, line);
+        let (routed, arguments) = agreement::route(&served, probe).expect("a tool");
+        assert_eq!(routed, tool, "{app}: {line}");
+        let recorded = served
+            .records
+            .iter()
+            .any(|record| record.path == probe.path);
+        assert!(!recorded, "{app}: {line} is no path the build read");
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(!is_error, "{app}: {line}: {answer:#}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{app}: {line} answers from the state: {answer:#}"
+        );
+        let (_, live) = recorded_answer(probe);
+        assert_eq!(answer.get("body"), Some(&live), "{app}: {line}");
+    }
+}
+
+#[test]
+fn a_related_resource_and_an_empty_linkage_answer_for_any_entity() {
+    // Recorded: task 1's project (entry 51) and task 13's (72, a task the build created, which
+    // teaches nothing); task 1's assignee and task 6's `null` one (52, 53).
+    assert_related_answers(
+        "restless",
+        "get_task_project_by_task_id",
+        &["GET /api/task/9/project"],
+    );
+    assert_related_answers(
+        "restless",
+        "get_task_assignee_by_task_id",
+        &["GET /api/task/12/assignee"],
+    );
+}
+
+#[test]
+fn a_second_and_third_app_answer_the_empty_linkage_and_the_path_echo() {
+    // drf-jsonapi's build read borrowers only where a book had one; book 3 has none.
+    assert_related_answers(
+        "drf-jsonapi",
+        "get_books_borrower_by_book_id",
+        &["GET /books/3/borrower/"],
+    );
+    // Fortune.js's build read one to-one related route, whose `links.self` is its path.
+    assert_related_answers(
+        "fortune",
+        "get_tasks_by_task_id_and_id",
+        &["GET /tasks/9/project"],
+    );
+}
