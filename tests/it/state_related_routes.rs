@@ -1,10 +1,12 @@
-//! To-one related routes answered for any entity (`rea_state::related_routes`, issue 12): a read
-//! of an entity's path and one relationship name (`/api/task/9/project`, `/books/3/borrower/`,
-//! `/tasks/9/project`) answers the resource the entity's linkage names, or `null` where it links
-//! nothing, in the envelope of a recorded answer, its `links.self` the call's own path even where
-//! one read showed it. Learned only from reads in their observation windows (a read of a task a
-//! later write created, or of a project whose tasks later changed, shows another state than the
-//! one the state holds). Three JSON:API apps: Flask-Restless-NG, drf-jsonapi and Fortune.js.
+//! Related routes answered for any entity (issue 12). To-one (`rea_state::related_routes`): a
+//! read of an entity's path and one relationship name (`/api/task/9/project`,
+//! `/books/3/borrower/`, `/tasks/9/project`) answers the resource the entity's linkage names, or
+//! `null` where it links nothing, in the envelope of a recorded answer, its `links.self` the
+//! call's own path even where one read showed it; learned only from reads in their observation
+//! windows (a read of a task a later write created, or of a project whose tasks later changed,
+//! shows another state than the one held). Three JSON:API apps: Flask-Restless-NG, drf-jsonapi
+//! and Fortune.js. To-many: a list under a parent (`/api/person/6/tasks`) spells the called path
+//! in its page links (`rea_state::path_echo`) and counts the members it lists (Flask-Restless-NG).
 
 use serde_json::Value;
 
@@ -65,5 +67,16 @@ fn a_second_and_third_app_answer_the_empty_linkage_and_the_path_echo() {
         "fortune",
         "get_tasks_by_task_id_and_id",
         &["GET /tasks/9/project"],
+    );
+}
+
+#[test]
+fn a_related_list_names_the_called_parent_in_its_page_links_and_counts_its_members() {
+    // Recorded: Carol's tasks (entry 57, three; `links.first` and `last` her path and the first
+    // page's query, `meta.total` 3); Femi has two.
+    assert_related_answers(
+        "restless",
+        "get_person_tasks_by_person_id",
+        &["GET /api/person/6/tasks"],
     );
 }

@@ -1,20 +1,34 @@
 //! Path echoes: an envelope member of a list under a parent (`/projects/{id}/tasks`) naming the
 //! call's own path (Fortune.js's related routes answer `links.self: "/projects/2/tasks"`), or
-//! that path after a constant origin (`http://127.0.0.1:8000/projects/2/tasks`).
+//! that path after a constant origin (`http://127.0.0.1:8000/projects/2/tasks`), or before a
+//! constant query (Flask-Restless's `links.first`,
+//! `http://127.0.0.1:8000/api/person/3/tasks?page[size]=10&page[number]=1`).
 //!
 //! Read per answer from the list's checked lines: a text member (top-level, or one object down,
-//! outside the list) that every line shows as one constant prefix followed by that line's own
-//! recorded path. Such a member is minted for the call answered, the prefix then the called
-//! path, so a parent no line read is answered with its own address rather than the recorded
-//! parent's. One line is evidence enough: the member spells the very path whose segment names
-//! the parent, which a constant member would not.
+//! outside the list) that every line shows as one constant prefix, that line's own recorded
+//! path, then nothing or one constant query (`?…`). Such a member is minted for the call
+//! answered, the prefix, the called path and the query, so a parent no line read is answered
+//! with its own address rather than the recorded parent's. One line is evidence enough: the
+//! member spells the very path whose segment names the parent, which a constant member would
+//! not.
 
 use rea_plugin_api::json::Json;
 
-/// The members echoing their lines' paths, each with its constant prefix (see the module docs),
-/// from the lines' recorded bodies and paths; none when a line lacks the member or shows it
-/// otherwise.
-pub fn echoing(lines: &[(&Json, &str)]) -> Vec<(String, String)> {
+/// A member echoing its line's path: its pointer, the constant text before the path and the
+/// constant text after it (empty, or a query from its `?`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathEcho {
+    /// The member's pointer.
+    pub pointer: String,
+    /// The text before the path (an origin, or nothing).
+    pub prefix: String,
+    /// The text after the path (a query, or nothing).
+    pub suffix: String,
+}
+
+/// The members echoing their lines' paths (see the module docs), from the lines' recorded
+/// bodies and paths; none when a line lacks the member or shows it otherwise.
+pub fn echoing(lines: &[(&Json, &str)]) -> Vec<PathEcho> {
     let Some(((first, first_path), rest)) = lines.split_first() else {
         return Vec::new();
     };
@@ -24,25 +38,48 @@ pub fn echoing(lines: &[(&Json, &str)]) -> Vec<(String, String)> {
     crate::request_echo::string_pointers(object)
         .into_iter()
         .filter_map(|(pointer, text)| {
-            let prefix = text.strip_suffix(first_path)?;
+            let (prefix, suffix) = around_path(text, first_path)?;
             let agrees = rest.iter().all(|(body, path)| {
-                body.pointer(&pointer).and_then(Json::as_str) == Some(&format!("{prefix}{path}"))
+                body.pointer(&pointer).and_then(Json::as_str)
+                    == Some(&format!("{prefix}{path}{suffix}"))
             });
-            agrees.then(|| (pointer, prefix.to_owned()))
+            agrees.then(|| PathEcho {
+                pointer,
+                prefix: prefix.to_owned(),
+                suffix: suffix.to_owned(),
+            })
         })
         .collect()
 }
 
-/// Sets each echoing member of `body` to its prefix and the `called` path.
-pub fn mint(body: &mut Json, echoes: &[(String, String)], called: &str) {
-    for (pointer, prefix) in echoes {
-        crate::request_echo::apply(body, pointer, format!("{prefix}{called}"));
+/// The text before and after `path` in `text`, when `path` ends it or a query follows it.
+fn around_path<'a>(text: &'a str, path: &str) -> Option<(&'a str, &'a str)> {
+    let (prefix, rest) = match text.split_once('?') {
+        Some((before, _)) => (before.strip_suffix(path)?, &text[before.len()..]),
+        None => (text.strip_suffix(path)?, ""),
+    };
+    Some((prefix, rest))
+}
+
+/// Sets each echoing member of `body` to its prefix, the `called` path and its suffix.
+pub fn mint(body: &mut Json, echoes: &[PathEcho], called: &str) {
+    for echo in echoes {
+        let text = format!("{}{called}{}", echo.prefix, echo.suffix);
+        crate::request_echo::apply(body, &echo.pointer, text);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{echoing, mint};
+    use super::{PathEcho, echoing, mint};
+
+    fn echo(pointer: &str, prefix: &str, suffix: &str) -> PathEcho {
+        PathEcho {
+            pointer: pointer.to_owned(),
+            prefix: prefix.to_owned(),
+            suffix: suffix.to_owned(),
+        }
+    }
     use rea_plugin_api::json::{Json, parse};
 
     fn body(link: &str) -> Json {
@@ -59,7 +96,7 @@ mod tests {
     fn a_member_spelling_its_lines_path_is_minted_for_the_called_parent() {
         let (two, one) = (body("/projects/2/tasks"), body("/projects/1/tasks"));
         let echoes = echoing(&[(&two, "/projects/2/tasks"), (&one, "/projects/1/tasks")]);
-        assert_eq!(echoes, [("/links/self".to_owned(), String::new())]);
+        assert_eq!(echoes, [echo("/links/self", "", "")]);
         let mut answer = two.clone();
         mint(&mut answer, &echoes, "/projects/3/tasks");
         assert_eq!(
@@ -69,9 +106,17 @@ mod tests {
         // After a constant origin; the version beside it names no path.
         let absolute = body("http://h:1/people/4/tasks");
         let echoes = echoing(&[(&absolute, "/people/4/tasks")]);
+        assert_eq!(echoes, [echo("/links/self", "http://h:1", "")]);
+        // Before a constant query: the first page's link.
+        let paged = body("http://h:1/people/4/tasks?page[size]=10&page[number]=1");
+        let echoes = echoing(&[(&paged, "/people/4/tasks")]);
+        let first = echo("/links/self", "http://h:1", "?page[size]=10&page[number]=1");
+        assert_eq!(echoes, [first]);
+        let mut answer = paged.clone();
+        mint(&mut answer, &echoes, "/people/6/tasks");
         assert_eq!(
-            echoes,
-            [("/links/self".to_owned(), "http://h:1".to_owned())]
+            answer.pointer("/links/self").and_then(Json::as_str),
+            Some("http://h:1/people/6/tasks?page[size]=10&page[number]=1")
         );
     }
 
@@ -82,5 +127,13 @@ mod tests {
         assert!(echoing(&[(&two, "/projects/2/tasks"), (&one, "/projects/1/tasks")]).is_empty());
         let other = body("/tasks");
         assert!(echoing(&[(&other, "/projects/2/tasks")]).is_empty());
+        // A path the recorded one only begins, or a query that differs between lines.
+        let longer = body("/projects/2/tasks2");
+        assert!(echoing(&[(&longer, "/projects/2/tasks")]).is_empty());
+        let (a, b) = (
+            body("/projects/2/tasks?page=1"),
+            body("/projects/1/tasks?page=2"),
+        );
+        assert!(echoing(&[(&a, "/projects/2/tasks"), (&b, "/projects/1/tasks")]).is_empty());
     }
 }

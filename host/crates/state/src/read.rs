@@ -2072,8 +2072,9 @@ impl StateService {
             Err(error) => return Ok(error),
         };
         let line = list.lines.first().ok_or("unrecorded-request")?;
+        let listed = rendered.len();
         let (mut body, base) = self
-            .list_body(list, line, rendered, None)
+            .list_body(list, line, rendered, Some((listed, listed)))
             .ok_or("unrecorded-request")?;
         let lines: Vec<(&Json, &str)> = list
             .lines
