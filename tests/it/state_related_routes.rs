@@ -80,3 +80,14 @@ fn a_related_list_names_the_called_parent_in_its_page_links_and_counts_its_membe
         &["GET /api/person/6/tasks"],
     );
 }
+
+#[test]
+fn a_related_list_an_item_route_below_it_mirrors_lists_the_parents_tasks() {
+    // Recorded: project 2's and project 1's tasks (entries 56, 67) and one task read below a
+    // project (`/api/project/1/tasks/2`, entry 59), which made the route a type of its own.
+    assert_related_answers(
+        "restless",
+        "get_project_tasks_by_project_id",
+        &["GET /api/project/4/tasks"],
+    );
+}

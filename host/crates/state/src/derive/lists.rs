@@ -469,6 +469,9 @@ fn held_member_type(
     candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
     for candidate in candidates {
         let same_template = candidate.collection_template == tool.path_template;
+        if same_template && let Some(mirrored) = mirrored_type(entities, tool, lines, pointer) {
+            return Some(mirrored);
+        }
         if let Some(resolved) = resolve_members(entities, &candidate, lines, pointer, same_template)
         {
             let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
@@ -478,6 +481,53 @@ fn held_member_type(
         }
     }
     None
+}
+
+/// Another held type whose entities a list below a parent (`/projects/{id}/tasks`, a template
+/// with a parameter before its last segment) lists exactly, each member the entity as held,
+/// though an item route below it made a type of its own (`/projects/{id}/tasks/{id}` answering
+/// the task itself): the members are that type's entities, listed under their parent, not a
+/// collection of their own. Every plain line lists something, and all of it held so.
+fn mirrored_type(
+    entities: &Entities,
+    tool: &rea_manifest::ManifestTool,
+    lines: &[&Observation],
+    pointer: &str,
+) -> Option<(EntityType, Resolved)> {
+    let segments = split_path(&tool.path_template);
+    let (_, parents) = segments.split_last()?;
+    if !parents
+        .iter()
+        .any(|segment| template_affixes(segment).is_some())
+    {
+        return None;
+    }
+    let plain: Vec<&Observation> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.query.is_none())
+        .collect();
+    if plain.is_empty() {
+        return None;
+    }
+    entities
+        .types
+        .iter()
+        .filter(|candidate| candidate.collection_template != tool.path_template)
+        .find_map(|candidate| {
+            let exact = plain.iter().all(|line| {
+                let members = members_of(line, pointer);
+                let row = resolve_line(entities, candidate, line, pointer, false);
+                !members.is_empty()
+                    && row.is_some_and(|row| {
+                        row.iter().zip(members).all(|(resolution, member)| {
+                            matches!(resolution, Resolution::Held(index) if entities.list[*index].fields == *member)
+                        })
+                    })
+            });
+            let resolved = exact.then(|| resolve_members(entities, candidate, lines, pointer, false))??;
+            Some((candidate.clone(), resolved))
+        })
 }
 
 /// A type the list names itself (its path template, and an identity field every member carries

@@ -2541,3 +2541,34 @@ fn the_shared_entities_list_holds_room_for_its_entities_only() {
     assert_eq!(shared.capacity(), 5);
     assert_eq!(shared[4].id, "5");
 }
+
+#[test]
+fn a_list_below_a_parent_lists_the_entities_an_item_route_below_it_mirrors() {
+    let task =
+        |id: u64, project: u64| json!({"id": id, "project": project, "title": format!("t{id}")});
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/tasks",
+            200,
+            json!([task(1, 1), task(2, 1), task(3, 2), task(4, 3)]),
+        ),
+        record(1, "GET", "/projects/1/tasks/2", 200, task(2, 1)),
+        record(2, "GET", "/projects/2/tasks/3", 200, task(3, 2)),
+        record(
+            3,
+            "GET",
+            "/projects/1/tasks",
+            200,
+            json!([task(1, 1), task(2, 1)]),
+        ),
+        record(4, "GET", "/projects/2/tasks", 200, json!([task(3, 2)])),
+    ]);
+    let (list_tool, _) = fixture.tool("/projects/{numeric}/tasks");
+    let ViewDetail::List(list) = fixture.view(&list_tool) else {
+        panic!("a list view")
+    };
+    // The tasks listed under a project are the tasks, not a collection of their own.
+    assert_eq!(list.entity_type, "/tasks");
+}
