@@ -178,6 +178,7 @@ mod state_sibling_projection;
 mod state_sibling_reads;
 mod state_sibling_transfer;
 mod state_store_counter;
+mod state_syncthing;
 mod state_tastypie;
 mod state_tree_depths;
 mod state_tree_writes;

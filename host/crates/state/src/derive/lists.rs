@@ -270,16 +270,32 @@ fn resolve_members(
     (plain_fit && resolved.iter().any(Option::is_some)).then_some(resolved)
 }
 
-/// Whether at least half of a member's members hold the entity's value for them.
+/// Whether at least half of a member's members hold the entity's value for them, an empty value
+/// (`""`, `null`, `[]`, `{}`) agreeing counting for nothing: a folder's share of a device
+/// (`{deviceID, introducedBy: "", encryptionPassword: ""}`) is not that device.
 fn mostly_agrees(member: &Json, fields: &Json) -> bool {
     let (Some(member), Some(fields)) = (member.as_object(), fields.as_object()) else {
         return false;
     };
+
     let agreeing = member
         .iter()
         .filter(|(key, value)| fields.get(key) == Some(*value))
+        .filter(|(_, value)| !is_empty_value(value))
         .count();
     agreeing * 2 >= member.len()
+}
+
+/// Whether a value says nothing of the entity holding it: `null`, an empty text, array or object
+/// (a member every kind of object may show so).
+fn is_empty_value(value: &Json) -> bool {
+    match value {
+        Json::Null => true,
+        Json::String(text) => text.is_empty(),
+        Json::Array(items) => items.is_empty(),
+        Json::Object(object) => object.is_empty(),
+        _ => false,
+    }
 }
 
 /// An identity field every member carries, with scalar values unique within each line.

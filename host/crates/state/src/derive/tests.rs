@@ -2572,3 +2572,33 @@ fn a_list_below_a_parent_lists_the_entities_an_item_route_below_it_mirrors() {
     // The tasks listed under a project are the tasks, not a collection of their own.
     assert_eq!(list.entity_type, "/tasks");
 }
+
+#[test]
+fn an_object_sharing_an_entity_by_its_id_and_empty_values_is_not_that_entity() {
+    let device = |id: &str, name: &str| json!({"deviceID": id, "name": name, "introducedBy": "", "paused": false});
+    let share = |id: &str| json!({"deviceID": id, "introducedBy": "", "encryptionPassword": ""});
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/devices",
+            200,
+            json!([device("A", "nas"), device("B", "phone")]),
+        ),
+        record(1, "GET", "/devices/A", 200, device("A", "nas")),
+        record(2, "GET", "/devices/B", 200, device("B", "phone")),
+        record(
+            3,
+            "GET",
+            "/defaults/folder",
+            200,
+            json!({"id": "", "label": "", "devices": [share("A")]}),
+        ),
+    ]);
+    let (defaults, _) = fixture.tool("/defaults/folder");
+    // The share agrees with device A on its id and an empty text only: not a device.
+    let ViewDetail::List(list) = fixture.view(&defaults) else {
+        panic!("the shares' list")
+    };
+    assert_eq!(list.entity_type, "/defaults/folder");
+}
