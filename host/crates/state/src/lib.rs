@@ -61,6 +61,7 @@ pub mod flat_links;
 pub mod folder_compose;
 pub mod fused_identity;
 pub mod held;
+pub mod id_forms;
 pub mod id_maps;
 pub mod identity_lists;
 pub mod instant;

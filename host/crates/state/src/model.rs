@@ -462,6 +462,10 @@ pub struct ItemView {
     /// The latest recorded `400`/`404`/`410` of the tool, or another client error reading a path
     /// a recorded delete removed, which answers a missing entity.
     pub missing_ordinal: Option<u64>,
+    /// The recorded client error answering an id of a form no held id of the type has, where
+    /// the missing answer names one of a held form (see [`crate::id_forms`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub malformed_ordinal: Option<u64>,
     /// The checked records (latest per request line in the observation window).
     pub checked_ordinals: Vec<u64>,
     /// Envelope members (pointers) whose value each response minted: they keep the recorded

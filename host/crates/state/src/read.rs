@@ -146,6 +146,27 @@ fn item_names<'a>(
     }
 }
 
+/// Whether an id names no entity by its form: no live entity of the collections the call names
+/// has an id of that form (see [`crate::id_forms`]).
+fn names_malformed(
+    live: &LiveState,
+    item: &ItemView,
+    collection: &[CompactString],
+    id: &str,
+) -> bool {
+    if item.malformed_ordinal.is_none() {
+        return false;
+    }
+    let held = live
+        .collections_of(&item.entity_type)
+        .into_iter()
+        .filter(|held| segments_match(&collection_segments(held), collection))
+        .flat_map(|held| live.collection(&item.entity_type, held))
+        .map(|entity| crate::id_forms::form(&entity.id))
+        .collect::<std::collections::BTreeSet<_>>();
+    !held.is_empty() && !held.contains(&crate::id_forms::form(&crate::observation::decoded(id)))
+}
+
 /// The entity an item call names: held in a collection the call's path names, by identity (or
 /// by the field the view looks it up by); else, by identity, a soft-deleted one (answered with its
 /// last fields, marked deleted).
@@ -1614,7 +1635,8 @@ impl StateService {
         };
         let live = self.read();
         let Some(entity) = find_item(&live, item, collection, &names, field) else {
-            return Ok(self.missing_item(item, (&segments, &call.pairs()), exact));
+            let malformed = names_malformed(&live, item, collection, last);
+            return Ok(self.missing_item(item, (&segments, &call.pairs()), (malformed, exact)));
         };
         let projection = item_projection(item, call)?;
         let mut rendered = match self.render_members(tool, &item.shape, &[entity]) {
@@ -1706,14 +1728,19 @@ impl StateService {
 
     /// The answer for an entity the state does not hold: the tool's latest recorded
     /// `400`/`404`/`410` (`state.view: "missing"`) naming the call's entity (see
-    /// [`crate::missing`]), else a tool error.
+    /// [`crate::missing`]), or the error recorded for ids of no held form where the call's id
+    /// has none (`malformed`, [`crate::id_forms`]), else a tool error.
     fn missing_item(
         &self,
         item: &ItemView,
         call: (&[CompactString], &[(String, String)]),
-        exact: bool,
+        (malformed, exact): (bool, bool),
     ) -> StateAnswer {
-        match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
+        let error = match malformed {
+            true => item.malformed_ordinal,
+            false => item.missing_ordinal,
+        };
+        match error.and_then(|ordinal| self.kept(ordinal)) {
             Some(missing) => missing_answer(missing, call, self.replay().evidence_id(), exact),
             None => tool_error(
                 "not_found",

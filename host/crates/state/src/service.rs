@@ -280,40 +280,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .map(|route| route.envelope_ordinal),
     );
     for view in &state.views {
-        match &view.detail {
-            ViewDetail::Item(item) => {
-                wanted.insert(item.envelope_ordinal);
-                wanted.extend(item.missing_ordinal);
-            }
-            ViewDetail::List(list) => {
-                wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
-                // A page past the last answers the build's refusal of one.
-                wanted.extend(list.query.as_ref().and_then(|model| model.past_end_refusal));
-                wanted.extend(
-                    list.page_envelope
-                        .as_ref()
-                        .map(|envelope| envelope.record_ordinal),
-                );
-            }
-            ViewDetail::Document(document) => {
-                wanted.extend(document.lines().map(|(_, ordinal)| ordinal));
-            }
-            ViewDetail::BodyQuery(query) => {
-                wanted.insert(query.record_ordinal);
-            }
-            ViewDetail::Member(member) => {
-                wanted.insert(member.envelope_ordinal);
-                wanted.extend(member.missing_ordinal);
-                wanted.extend(member.missing_entity_ordinal);
-            }
-            ViewDetail::Count(count) => {
-                wanted.insert(count.envelope_ordinal);
-            }
-            ViewDetail::IdMap(map) => {
-                wanted.insert(map.envelope_ordinal);
-            }
-            ViewDetail::Recorded { .. } => {}
-        }
+        view_ordinals(&view.detail, &mut wanted);
     }
     wanted.extend(
         state
@@ -336,6 +303,46 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
 
     wanted.extend(folder_ordinals(state));
     wanted
+}
+
+/// The records a read view's answers quote: an item's envelope and error answers, a list's
+/// lines, page envelope and past-the-end refusal, a document's lines, and so on.
+fn view_ordinals(detail: &ViewDetail, wanted: &mut std::collections::BTreeSet<u64>) {
+    match detail {
+        ViewDetail::Item(item) => {
+            wanted.insert(item.envelope_ordinal);
+            wanted.extend(item.missing_ordinal);
+            wanted.extend(item.malformed_ordinal);
+        }
+        ViewDetail::List(list) => {
+            wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
+            // A page past the last answers the build's refusal of one.
+            wanted.extend(list.query.as_ref().and_then(|model| model.past_end_refusal));
+            wanted.extend(
+                list.page_envelope
+                    .as_ref()
+                    .map(|envelope| envelope.record_ordinal),
+            );
+        }
+        ViewDetail::Document(document) => {
+            wanted.extend(document.lines().map(|(_, ordinal)| ordinal));
+        }
+        ViewDetail::BodyQuery(query) => {
+            wanted.insert(query.record_ordinal);
+        }
+        ViewDetail::Member(member) => {
+            wanted.insert(member.envelope_ordinal);
+            wanted.extend(member.missing_ordinal);
+            wanted.extend(member.missing_entity_ordinal);
+        }
+        ViewDetail::Count(count) => {
+            wanted.insert(count.envelope_ordinal);
+        }
+        ViewDetail::IdMap(map) => {
+            wanted.insert(map.envelope_ordinal);
+        }
+        ViewDetail::Recorded { .. } => {}
+    }
 }
 
 /// The records a folder tree's answers quote: its entries' and listings' bases, its missing

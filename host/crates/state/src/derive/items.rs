@@ -681,11 +681,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     }
     let required = required_fields(timeline, &plan, &matched);
     let restated_query = restated_names(&plan, passing);
-    let missing_ordinal = timeline
-        .all(plan.tool)
-        .filter(|observation| shows_missing(timeline, observation))
-        .max_by_key(|observation| observation.position)
-        .map(|observation| observation.ordinal);
+    let (missing_ordinal, malformed_ordinal) = error_answers(timeline, &plan, entities);
     let mut checked_ordinals: Vec<u64> = passing.iter().map(|line| line.ordinal).collect();
     checked_ordinals.sort_unstable();
     ViewDetail::Item(ItemView {
@@ -695,6 +691,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         entity_pointer: plan.entity_pointer,
         envelope_ordinal: envelope.ordinal,
         missing_ordinal,
+        malformed_ordinal,
         checked_ordinals,
         per_response_members,
         projected_query_keys,
@@ -714,6 +711,33 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
             ..shape
         },
     })
+}
+
+/// The recorded errors answering an entity the state lacks: the tool's latest error answering a
+/// missing entity, or, where ids of no held form were answered otherwise
+/// ([`crate::id_forms`]), the latest answering an id of a held form and that other answer.
+fn error_answers(
+    timeline: &Timeline,
+    plan: &ItemPlan,
+    entities: &Entities,
+) -> (Option<u64>, Option<u64>) {
+    let latest_missing = timeline
+        .all(plan.tool)
+        .filter(|observation| shows_missing(timeline, observation))
+        .max_by_key(|observation| observation.position)
+        .map(|observation| observation.ordinal);
+    if !matches!(plan.key, ItemKey::Path) {
+        return (latest_missing, None);
+    }
+    let held = crate::id_forms::forms(
+        (entities.list.iter())
+            .filter(|entity| entity.entity_type == plan.entity_type)
+            .map(|entity| entity.id.as_str()),
+    );
+    crate::id_forms::learn(timeline, latest_missing, &held)
+        .map_or((latest_missing, None), |(missing, malformed)| {
+            (Some(missing), Some(malformed))
+        })
 }
 
 /// Whether a failing read shows the answer for an entity the state does not hold: a `400`, `404`

@@ -2602,3 +2602,37 @@ fn an_object_sharing_an_entity_by_its_id_and_empty_values_is_not_that_entity() {
     };
     assert_eq!(list.entity_type, "/defaults/folder");
 }
+
+#[test]
+fn an_id_of_no_held_form_answers_the_error_recorded_for_one() {
+    let device = |id: &str| json!({"deviceID": id, "name": format!("d{id}")});
+    let fixture = derive(vec![
+        record(0, "GET", "/devices/AAA-111", 200, device("AAA-111")),
+        record(1, "GET", "/devices/BBB-222", 200, device("BBB-222")),
+        record(2, "GET", "/devices/CCC-333", 404, json!("no such device")),
+        record(
+            3,
+            "GET",
+            "/devices/NOPE",
+            400,
+            json!("\"NOPE\": device ID invalid"),
+        ),
+    ]);
+    let (tool, argument) = fixture.tool("/devices/{sibling-variance}");
+    let ViewDetail::Item(item) = fixture.view(&tool) else {
+        panic!("an item view")
+    };
+    assert_eq!(
+        (item.missing_ordinal, item.malformed_ordinal),
+        (Some(2), Some(3))
+    );
+    // Another id of a held form is missing; one of another form is malformed, named as called.
+    let missing = fixture.call(&tool, json!({ argument.clone(): "DDD-444" }));
+    assert_eq!(
+        (missing["status"].clone(), missing["body"].clone()),
+        (json!(404), json!("no such device"))
+    );
+    let malformed = fixture.call(&tool, json!({ argument: "XY" }));
+    assert_eq!(malformed["status"], 400, "{malformed}");
+    assert_eq!(malformed["body"], json!("\"XY\": device ID invalid"));
+}
