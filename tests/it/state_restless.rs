@@ -3,7 +3,9 @@
 //! (`first`, `last`, `next`, `prev`), learned as an echo relation of the call's path without its
 //! query (`PageRelation::echo_bare`); its filter lists pass SQLAlchemy's `like`, a SQL pattern
 //! (`%the%`), not a substring, and SQLAlchemy's `not_in`, a presence test naming no value
-//! (`is_null`) and an `or` group of conditions as the build used them; and a filter on the
+//! (`is_null`), an `or` group of conditions and a `has` condition on a task's project or assignee
+//! (over the joined resource) as the build used them, `any` refused where the list joins no
+//! relation; and a filter on the
 //! foreign-key column `assignee_id`, which no
 //! resource shows (its tasks show `relationships.assignee.data.id`), is refused rather than
 //! matching nothing.
@@ -126,5 +128,27 @@ fn a_presence_test_the_build_never_used_stays_refused() {
     let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22estimate%22,%22op%22%3A%22is_not_null%22%7D%5D";
     let (answer, is_error) =
         served.call("get_task", probe_arguments(probe_with_line(&probes, line)));
+    assert_not_modelled(&answer, is_error);
+}
+
+#[test]
+fn a_has_condition_reads_the_linked_resource_and_any_without_a_join_is_refused() {
+    // Recorded: `project has {code eq OPS}` and `assignee has {role eq engineer}` (entries 23,
+    // 24); the probe asks other fields of the linked project and person.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22project%22,%22op%22%3A%22has%22,%22val%22%3A%7B%22name%22%3A%22status%22,%22op%22%3A%22eq%22,%22val%22%3A%22archived%22%7D%7D%5D",
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee%22,%22op%22%3A%22has%22,%22val%22%3A%7B%22name%22%3A%22name%22,%22op%22%3A%22eq%22,%22val%22%3A%22Carol%20Chen%22%7D%7D%5D",
+        ],
+    );
+    // The projects join no `tasks` (a linkage array): `any` is not evaluated.
+    let (served, probes) = served_with_probes(APP);
+    let line = "GET /api/project?filter[objects]=%5B%7B%22name%22%3A%22tasks%22,%22op%22%3A%22any%22,%22val%22%3A%7B%22name%22%3A%22priority%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%7D%5D";
+    let (answer, is_error) = served.call(
+        "get_project",
+        probe_arguments(probe_with_line(&probes, line)),
+    );
     assert_not_modelled(&answer, is_error);
 }

@@ -14,13 +14,19 @@
 //! - a disjunction `{"or": [condition, …]}`: each condition a branch of the group
 //!   (`QueryTerm::within`), named through it (`filter[or][1][estimate][gt]`), at most one group
 //!   at each level;
+//! - a condition on a relation's resources, `has` (to-one) or `any` (to-many), whose value is the
+//!   condition the related resource meets (`{"name": "project", "op": "has", "val": {"name":
+//!   "status", "op": "eq", "val": "archived"}}`): the inner condition's filter on the field
+//!   dotted through the relation (`project.status`), named `filter[project][has][status][eq]`;
+//!   the state evaluates it over the entity the relation links, and refuses the call where the
+//!   list joins no such relation (`any` over a to-many linkage no join holds);
 //!
 //! The members of a condition are told apart by their names, the words such lists use
 //! ([`FIELD_KEYS`], [`OPERATOR_KEYS`], [`VALUE_KEYS`]); a condition with another member, a
 //! missing one, a field that is not a plain name, an operator that is no word, a value that is an
-//! object (a condition on a relation's resources, `has` or `any`, among them: not modelled), another
-//! logical group (`and`, `not`), an empty list or group, or the same field and operator twice is
-//! not read, and the call is not evaluated through this language.
+//! object (but a relation's condition), another logical group (`and`, `not`), a relation's
+//! condition inside another, an empty list or group, or the same field and operator twice is not
+//! read, and the call is not evaluated through this language.
 
 use rea_plugin_api::contracts::query::{QueryRole, QueryTerm, TermBranch};
 use rea_plugin_api::json::{Json, Object, parse};
@@ -36,6 +42,10 @@ pub const OPERATOR_KEYS: [&str; 3] = ["op", "operator", "opr"];
 
 /// The member names a condition spells its value with.
 pub const VALUE_KEYS: [&str; 2] = ["val", "value"];
+
+/// The operator words of a condition on a relation's resources: `has` (a to-one relation's
+/// resource meets the inner condition) and `any` (some resource of a to-many relation does).
+pub const RELATION_WORDS: [&str; 2] = ["has", "any"];
 
 /// The member naming a disjunction of conditions (`{"or": [...]}`).
 pub const DISJUNCTION_KEY: &str = "or";
@@ -140,13 +150,64 @@ struct Condition<'a> {
 }
 
 /// One condition as its term: `base[field][op]` with the value's text (a list as its items
-/// joined by commas), playing the filter its field and operator word name when the word is known.
+/// joined by commas), playing the filter its field and operator word name when the word is known;
+/// a relation's condition as `base[relation][word][field][op]` filtering the dotted field.
 fn condition_term(base: &str, members: &Object) -> Option<QueryTerm> {
+    if let Some((relation, word, inner)) = relation_condition(members) {
+        return related_term(base, (relation, word), inner);
+    }
     let read = condition(members)?;
     Some(QueryTerm {
         name: format!("{base}[{}][{}]", read.field, read.operator),
         value: read.value,
         roles: read.roles,
+        within: Vec::new(),
+    })
+}
+
+/// A condition on a relation's resources: the relation, the word (`has`, `any`) and the inner
+/// condition; `None` for another object.
+fn relation_condition(members: &Object) -> Option<(&str, &str, &Object)> {
+    let relation = text_member(members, &FIELD_KEYS)?;
+    let word = text_member(members, &OPERATOR_KEYS)?;
+    let Some(Json::Object(inner)) = VALUE_KEYS.iter().find_map(|key| members.get(key)) else {
+        return None;
+    };
+    (members.len() == 3 && plain_word(relation) && RELATION_WORDS.contains(&word))
+        .then_some((relation, word, inner))
+}
+
+/// Whether a term's name is a condition on a relation's resources (`base[relation][has][field]
+/// [op]`, see [`RELATION_WORDS`]): its filter reaches a related resource, not a nested member.
+pub fn names_relation_condition(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('[').collect();
+    parts.len() >= 5
+        && RELATION_WORDS
+            .iter()
+            .any(|word| parts[parts.len() - 3] == format!("{word}]"))
+}
+
+/// A condition on a relation's resources as its term: the inner condition's filter on the field
+/// dotted through the relation (`project.status`), named `base[project][has][status][eq]`.
+fn related_term(base: &str, (relation, word): (&str, &str), inner: &Object) -> Option<QueryTerm> {
+    let read = condition(inner)?;
+    let roles = read
+        .roles
+        .into_iter()
+        .map(|role| match role {
+            QueryRole::Filter { field, op } => {
+                QueryRole::filter(&format!("{relation}.{field}"), &op)
+            }
+            other => other,
+        })
+        .collect();
+    Some(QueryTerm {
+        name: format!(
+            "{base}[{relation}][{word}][{}][{}]",
+            read.field, read.operator
+        ),
+        value: read.value,
+        roles,
         within: Vec::new(),
     })
 }
@@ -293,7 +354,9 @@ mod tests {
             r#"[{"or":[{"name":"a","op":"eq","val":1}]},{"or":[{"name":"b","op":"eq","val":1}]}]"#,
             r#"[{"name":"a","op":"is_not_null"}]"#,
             r#"[{"name":"a","op":"is_null","extra":1}]"#,
-            r#"[{"name":"p","op":"has","val":{"name":"a","op":"eq","val":1}}]"#,
+            r#"[{"name":"p","op":"has","val":{"name":"q","op":"has","val":{"name":"a","op":"eq","val":1}}}]"#,
+            r#"[{"name":"p","op":"has","val":{"title":"x"}}]"#,
+            r#"[{"name":"p","op":"eq","val":{"name":"a","op":"eq","val":1}}]"#,
             r#"[{"name":"or","op":"eq","val":1}]"#,
             r#"[{"name":"a","op":"eq","val":1},{"name":"a","op":"eq","val":2}]"#,
             r#"[{"name":"a[b]","op":"eq","val":1}]"#,
@@ -403,5 +466,36 @@ mod tests {
                 TermBranch::new("f[or][1][or]", 1)
             ]
         );
+    }
+
+    #[test]
+    fn a_relations_condition_filters_the_field_through_it() {
+        let terms = terms(
+            "filter[objects]",
+            r#"[{"name":"project","op":"has","val":{"name":"status","op":"eq","val":"archived"}},{"name":"tasks","op":"any","val":{"name":"title","op":"like","val":"%x%"}}]"#,
+        )
+        .expect("a list of conditions");
+        assert_eq!(
+            crate::named_values_roles(&terms),
+            vec![
+                (
+                    "filter[objects][project][has][status][eq]",
+                    "archived",
+                    &[QueryRole::filter("project.status", "eq")][..]
+                ),
+                (
+                    "filter[objects][tasks][any][title][like]",
+                    "%x%",
+                    &[QueryRole::filter("tasks.title", "pattern")][..]
+                ),
+            ]
+        );
+        assert!(
+            terms
+                .iter()
+                .all(|term| names_relation_condition(&term.name))
+        );
+        assert!(!names_relation_condition("filter[objects][status][eq]"));
+        assert!(!names_relation_condition("filter[has][status][eq]"));
     }
 }
