@@ -377,10 +377,11 @@ pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
 /// and `inq` (`in`), as LoopBack's `filter[where][f][inq]` spells it, and the presence tests
 /// `is_null`, `not_null` and the text matches `starts`, `ends`, `exact` (equality) as an operator
 /// companion's value spells them (`title__match=starts`, PiccoloCRUD), and SQLAlchemy's operator
-/// names `ge`, `le` (`gte`, `lte`) and `ilike` (`pattern`) as a list of conditions spells them
-/// (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`), and Flask-AppBuilder's `ct`
+/// names `ge`, `le` (`gte`, `lte`), `ilike` (`pattern`) and `not_in` (`nin`) as a list of
+/// conditions spells them (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`; `not_in` one
+/// app: Flask-Restless-NG), and Flask-AppBuilder's `ct`
 /// (`like`), `sw` (`starts`) and `ew` (`ends`) in a Rison query's conditions.
-pub const OPERATOR_ALIASES: [(&str, &str); 16] = [
+pub const OPERATOR_ALIASES: [(&str, &str); 17] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
@@ -394,6 +395,7 @@ pub const OPERATOR_ALIASES: [(&str, &str); 16] = [
     ("ge", "gte"),
     ("le", "lte"),
     ("ilike", "pattern"),
+    ("not_in", "nin"),
     ("ct", "like"),
     ("sw", "starts"),
     ("ew", "ends"),

@@ -2,7 +2,11 @@
 //! on: its list answers' `links` hold `self`, the collection's path alone, beside the page links
 //! (`first`, `last`, `next`, `prev`), learned as an echo relation of the call's path without its
 //! query (`PageRelation::echo_bare`); its filter lists pass SQLAlchemy's `like`, a SQL pattern
-//! (`%the%`), not a substring; and a filter on the foreign-key column `assignee_id`, which no
+//! (`%the%`), not a substring, and SQLAlchemy's `not_in`, a presence test naming no value
+//! (`is_null`), an `or` group of conditions and a `has` condition on a task's project or assignee
+//! (over the joined resource) as the build used them, `any` refused where the list joins no
+//! relation; and a filter on the
+//! foreign-key column `assignee_id`, which no
 //! resource shows (its tasks show `relationships.assignee.data.id`), is refused rather than
 //! matching nothing.
 
@@ -93,4 +97,58 @@ fn a_person_created_without_an_email_holds_null_as_dan_does() {
     let (status, live) = crate::state_support::live_answer(APP, "probe-crud", 17);
     assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
     assert_eq!(answer.get("body"), Some(&live), "{answer}");
+}
+
+#[test]
+fn not_in_presence_tests_and_or_groups_are_read_as_the_build_used_them() {
+    // Recorded: `status not_in [done]` (entry 17), `estimate is_null` on tasks (entry 18) and
+    // `{or: [status eq done, priority eq 3]}` (entry 25); the probe asks `not_in` two values,
+    // `is_null` on the people's `email` and `or` over other conditions.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22status%22,%22op%22%3A%22not_in%22,%22val%22%3A%5B%22todo%22,%22doing%22%5D%7D%5D",
+            "GET /api/task?filter[objects]=%5B%7B%22or%22%3A%5B%7B%22name%22%3A%22status%22,%22op%22%3A%22eq%22,%22val%22%3A%22todo%22%7D,%7B%22name%22%3A%22estimate%22,%22op%22%3A%22gt%22,%22val%22%3A5%7D%5D%7D%5D",
+        ],
+    );
+    assert_live_answers(
+        APP,
+        "get_person",
+        &[
+            "GET /api/person?filter[objects]=%5B%7B%22name%22%3A%22email%22,%22op%22%3A%22is_null%22%7D%5D",
+        ],
+    );
+}
+
+#[test]
+fn a_presence_test_the_build_never_used_stays_refused() {
+    // `is_not_null` (probe-reads step 12) was never recorded: no role, the call is not modelled.
+    let (served, probes) = served_with_probes(APP);
+    let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22estimate%22,%22op%22%3A%22is_not_null%22%7D%5D";
+    let (answer, is_error) =
+        served.call("get_task", probe_arguments(probe_with_line(&probes, line)));
+    assert_not_modelled(&answer, is_error);
+}
+
+#[test]
+fn a_has_condition_reads_the_linked_resource_and_any_without_a_join_is_refused() {
+    // Recorded: `project has {code eq OPS}` and `assignee has {role eq engineer}` (entries 23,
+    // 24); the probe asks other fields of the linked project and person.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22project%22,%22op%22%3A%22has%22,%22val%22%3A%7B%22name%22%3A%22status%22,%22op%22%3A%22eq%22,%22val%22%3A%22archived%22%7D%7D%5D",
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee%22,%22op%22%3A%22has%22,%22val%22%3A%7B%22name%22%3A%22name%22,%22op%22%3A%22eq%22,%22val%22%3A%22Carol%20Chen%22%7D%7D%5D",
+        ],
+    );
+    // The projects join no `tasks` (a linkage array): `any` is not evaluated.
+    let (served, probes) = served_with_probes(APP);
+    let line = "GET /api/project?filter[objects]=%5B%7B%22name%22%3A%22tasks%22,%22op%22%3A%22any%22,%22val%22%3A%7B%22name%22%3A%22priority%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%7D%5D";
+    let (answer, is_error) = served.call(
+        "get_project",
+        probe_arguments(probe_with_line(&probes, line)),
+    );
+    assert_not_modelled(&answer, is_error);
 }

@@ -216,7 +216,10 @@ impl Grammar {
             for (name, role) in established {
                 match role {
                     QueryRole::Filter { field, op } => {
-                        grammar.nested |= field.contains('.');
+                        // A relation's condition (`filter[project][has][status][eq]`) reaches a
+                        // related resource, not a nested member.
+                        grammar.nested |= field.contains('.')
+                            && !crate::filter_list::names_relation_condition(name);
                         if name == field && op == "eq" {
                             grammar.equality = true;
                         }

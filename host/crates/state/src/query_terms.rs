@@ -34,10 +34,10 @@ impl Expanded {
     /// terms the model gives no role: what the grammar says such a term means wherever no
     /// recording named it, and carrying the call's disjunction groups; a term in a group the
     /// grammar names no role for plays the role the model gives its name outside the groups
-    /// (see [`outside_groups`]). A filter of a plain field `holds_field` denies (no held entity
-    /// holds it: `assignee_id` where the entities hold the link under `relationships`) is no
-    /// such role: the call is not evaluated rather than matching nothing. `None` when nothing is
-    /// added.
+    /// (see [`outside_groups`]). A filter of a plain or dotted field `holds_field` denies (no
+    /// held entity holds it: `assignee_id` where the entities hold the link under
+    /// `relationships`; `tasks.priority` where the list joins no `tasks`) is no such role: the
+    /// call is not evaluated rather than matching nothing. `None` when nothing is added.
     pub fn extend(
         &self,
         model: &QueryModel,
@@ -57,7 +57,7 @@ impl Expanded {
                 continue;
             }
             if let QueryRole::Filter { field, .. } = role
-                && !field.contains(['.', '[', '\0'])
+                && !field.contains(['[', '\0'])
                 && !holds_field(field)
             {
                 continue;
@@ -168,8 +168,20 @@ mod tests {
             extended.role("filter:tag"),
             Some(&QueryRole::filter("tags", "token"))
         );
-        // A filter of a field no held entity holds is not extended.
+        // A filter of a field no held entity holds is not extended, nor one through a relation
+        // the list does not join.
         assert!(expanded.extend(&model, &|field| field != "email").is_none());
+        let mut through = Expanded::default();
+        through.candidates.insert(
+            "f[tasks][any][priority][eq]".into(),
+            vec![QueryRole::filter("tasks.priority", "eq")],
+        );
+        assert!(
+            through
+                .extend(&model, &|field| !field.starts_with("tasks."))
+                .is_none()
+        );
+        assert!(through.extend(&model, &|_| true).is_some());
         expanded.candidates.remove("filter:has:email");
         assert!(expanded.extend(&model, &|_| true).is_none());
     }

@@ -1792,7 +1792,9 @@ impl StateService {
         // What links to pages repeat: the query as sent, with what a reshaping answer left out.
         let linked = call.sent.clone().unwrap_or_else(|| pairs.clone());
         let expanded = self.expand_query(list, &pairs);
-        let holds_field = |field: &str| self.holds_field(&list.entity_type, field);
+        let holds_field = |field: &str| {
+            self.holds_field(&list.entity_type, field) || Self::joins_through(list, field)
+        };
         let extended = list
             .query
             .as_ref()
@@ -2280,6 +2282,15 @@ impl StateService {
                         })
                     })
             })
+    }
+
+    /// Whether a dotted field reaches through a member the list joins to related entities
+    /// (`project.status` where the list joins `project`; see [`crate::joins`]), which a filter
+    /// reads over the joined entity.
+    fn joins_through(list: &ListView, field: &str) -> bool {
+        field
+            .split_once('.')
+            .is_some_and(|(member, _)| list.joins.iter().any(|join| join.member == member))
     }
 
     /// A call's query with its expressions split by the query grammars, given the fields the

@@ -215,9 +215,9 @@ pub fn tool_parameters<'m>(manifest: &'m Manifest, tool: &str) -> Vec<&'m str> {
 /// The scalar fields of the entities each many-to-one join of a list reaches (see
 /// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
 /// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
-/// [`bracket_path`], or an established filter of a dotted field, `filter[project.code]`), the
-/// evidence that the application's filters reach through it; with the plain names of their nested
-/// members where the application's filters name those plainly (`nested_plainly`, see
+/// [`bracket_path`], or an established filter of a dotted field whose name spells it dotted,
+/// `filter[project.code]`), the evidence that the application's filters reach through it; with
+/// the plain names of their nested members where the application's filters name those plainly (`nested_plainly`, see
 /// [`plain_nested_fields`]: `project.name` over the project's `attributes.name`).
 fn joined_fields(
     list: &crate::model::ListView,
@@ -229,14 +229,15 @@ fn joined_fields(
         .filter_map(|name| bracket_path(name))
         .filter_map(|(path, _)| path.into_iter().next())
         .collect();
-    // A recorded filter on a dotted field through the member (`filter[project.code]`).
-    let established = list
-        .query
-        .iter()
-        .flat_map(|model| model.parameters.values());
-    for role in established {
+    // A recorded filter on a dotted field through the member, spelled dotted
+    // (`filter[project.code]`); not a condition on a relation's resource, whose name spells the
+    // relation apart (`filter[objects][project][has][code][eq]`): no form of the list's grammar
+    // spells the joined fields as it does.
+    let established = list.query.iter().flat_map(|model| model.parameters.iter());
+    for (name, role) in established {
         if let crate::model::QueryRole::Filter { field, .. } = role
             && let Some((member, _)) = field.split_once('.')
+            && name.contains(field.as_str())
         {
             through.insert(member.to_owned());
         }
@@ -426,5 +427,41 @@ mod tests {
         // `status` is nested twice in the first entity, `title` held at the top level, `tags`
         // no scalar.
         assert_eq!(plain, ["priority", "self", "shown"]);
+    }
+
+    #[test]
+    fn only_a_filter_spelling_its_dotted_field_reaches_the_joined_fields() {
+        use crate::model::{QueryModel, QueryRole, ViewDetail};
+        use crate::relations::{Link, Relation};
+        let mut project = entity(r#"{"id": "3", "code": "OPS"}"#);
+        project.entity_type = "/projects".to_owned();
+        project.collection = "/projects".to_owned();
+        let joined = |name: &str| {
+            let model = QueryModel::of_roles(&[(name, QueryRole::filter("project.code", "eq"))]);
+            let view = crate::test_support::list_read_view("/tasks", "", &[], model);
+            let ViewDetail::List(mut list) = view.detail else {
+                unreachable!("a list view")
+            };
+            list.joins = vec![Relation {
+                query: Vec::new(),
+                member: "project".to_owned(),
+                entity_type: "/projects".to_owned(),
+                collection: "/projects".to_owned(),
+                identity: "id".to_owned(),
+                enclosing: false,
+                beside: None,
+                link: Link::Parent {
+                    field: "project".to_owned(),
+                    key: None,
+                },
+            }];
+            joined_fields(&list, std::slice::from_ref(&project), (&[], false))
+        };
+        assert_eq!(
+            joined("filter[project.code][eq]"),
+            ["project.code", "project.id"]
+        );
+        // A condition on the relation's resource spells the relation apart: no form of it.
+        assert!(joined("filter[objects][project][has][code][eq]").is_empty());
     }
 }
