@@ -196,11 +196,20 @@ fn drf_to_one_related_routes_answer_the_linked_resource_for_any_book() {
         identities(&json!([answer["body"]["data"]])),
         pairs(&[("Member", "1")])
     );
-    // Book 3 has no borrower: the build never showed that answer.
+    // Book 3 has no borrower: its empty linkage answers `null` where the resource sits, as the
+    // live application answered probe-reads 43 (the build never read an empty one).
     let (answer, is_error) = call_with_strings(
         &served,
         "get_books_borrower_by_book_id",
         &[("book_id", "3")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["body"], json!({"data": null}), "{answer:#}");
+    // A book the state does not hold is not answered.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books_borrower_by_book_id",
+        &[("book_id", "99")],
     );
     assert_not_modelled(&answer, is_error);
 }
