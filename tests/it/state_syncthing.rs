@@ -47,3 +47,39 @@ fn a_malformed_device_id_answers_the_error_the_build_showed_for_one() {
         assert_eq!(answer.get("body"), Some(&live), "{line}");
     }
 }
+
+#[test]
+fn a_device_create_takes_what_it_leaves_out_from_the_device_defaults() {
+    // Build entries 42 and 79 create devices, 77 changes the defaults' `compression` and
+    // `autoAcceptFolders` between them: every member a create leaves out is the defaults'.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let plan = crate::state_support::write_plan(&served, "post_rest_config_devices");
+    assert!(plan.served, "{plan:?}");
+    let fields = plan.fields.as_ref().expect("a field model");
+    assert!(
+        fields.document_defaults.contains_key("compression"),
+        "{fields:?}"
+    );
+    // A served change of the defaults reaches the next create.
+    let (_, error) = served.call(
+        "patch_rest_config_defaults_device",
+        crate::state_support::with_body(
+            &served,
+            "patch_rest_config_defaults_device",
+            serde_json::json!({"maxSendKbps": 100}),
+        ),
+    );
+    assert!(!error);
+    let id = "BUHDEH3-WEFQOX6-5G6RMS5-QPZIL2N-FVHG7IM-SWFWDH2-YPBHKOF-S25AEQ6";
+    let body = serde_json::json!({"deviceID": id, "name": "media"});
+    let (created, error) = served.call(
+        "post_rest_config_devices",
+        crate::state_support::with_body(&served, "post_rest_config_devices", body),
+    );
+    assert!(!error, "{created:#}");
+    let (read, _) = served.call(
+        "get_rest_config_devices_by_device_id",
+        crate::state_support::id_arguments(&served, "get_rest_config_devices_by_device_id", id),
+    );
+    assert_eq!(read["body"]["maxSendKbps"], 100, "{read:#}");
+}

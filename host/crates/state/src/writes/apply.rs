@@ -1401,6 +1401,7 @@ impl Applying<'_, '_> {
                 object.insert(key, value.clone());
             }
         }
+        super::document_defaults::apply(&mut object, &model.document_defaults, self.state);
         for (field, path) in &model.path_fields {
             let Some(text) = path_value(plan, &self.input.segments, path.segment) else {
                 continue;

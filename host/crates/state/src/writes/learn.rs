@@ -371,7 +371,7 @@ pub(super) fn learn_one(
         Ok(copies) => copies,
         Err(reason) => return draft.plan.withhold(reason),
     };
-    let mut explanation = explain(draft, calls, &observed, &written, rules);
+    let mut explanation = explain(draft, calls, &observed, (&written, views), rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);
     if draft.plan.effect == Effect::Update {
@@ -456,12 +456,12 @@ fn shows_computed(observed: &[Observed<'_>]) -> bool {
 }
 
 /// What explains the observed calls' changes: the calls themselves, then the rule stages, then
-/// (creates) constants.
+/// (creates) constants and the documents' defaults.
 fn explain(
     draft: &mut Draft,
     calls: &[Call],
     observed: &[Observed<'_>],
-    written: &Written<'_>,
+    (written, views): (&Written<'_>, &Views),
     rules: &RuleSet,
 ) -> Explanation {
     let template = template_segments(&draft.plan.path_template);
@@ -478,6 +478,11 @@ fn explain(
     explanation.run_rules(&mut draft.plan, rules, request);
     explanation.settle_unstored(draft.plan.effect, observed);
     if draft.plan.effect == Effect::Create {
+        explanation.model.document_defaults = super::document_defaults::learn(
+            &mut explanation.residuals,
+            observed,
+            &views.document_reads,
+        );
         explanation.settle_offered_constants();
         explanation.create_constants(observed);
     }

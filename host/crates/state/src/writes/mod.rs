@@ -52,6 +52,7 @@ mod conflict;
 mod constant_refusal;
 mod defaults;
 pub(crate) mod dependents;
+pub mod document_defaults;
 mod echoed;
 mod encoded;
 mod encoded_members;
@@ -268,6 +269,9 @@ pub(crate) struct Views {
     /// The sliced members of the read tools (by tool): a read giving the parameter shows the
     /// member array from that index on ([`crate::sliced`]).
     pub sliced: HashMap<usize, Vec<(String, String)>>,
+    /// The recorded reads of the state's documents, for creates taking members from one
+    /// ([`document_defaults`]).
+    pub document_reads: document_defaults::DocumentReads,
 }
 
 impl Views {
@@ -298,7 +302,10 @@ impl Views {
     }
 
     fn new(manifest: &Manifest, timeline: &Timeline, state: &StateView) -> Self {
-        let mut views = Views::default();
+        let mut views = Views {
+            document_reads: document_defaults::DocumentReads::new(manifest, timeline, state),
+            ..Views::default()
+        };
         for entity_type in &state.types {
             views.types.insert(
                 entity_type.collection_template.clone(),

@@ -754,6 +754,11 @@ pub struct FieldModel {
     /// left them out stored (see `writes::defaults`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub defaults: BTreeMap<String, Json>,
+    /// Create: unsent members stored as the same-named member of a document the state holds
+    /// held at the time (a defaults document; see `writes::document_defaults`), member → the
+    /// document.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub document_defaults: BTreeMap<String, super::document_defaults::DocumentRef>,
     /// Create: a sent identity is kept as sent rather than generated (a recorded creation of the
     /// type sent it and was created under it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

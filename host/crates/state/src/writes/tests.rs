@@ -5057,3 +5057,59 @@ fn an_update_called_once_keeping_only_what_no_write_sent_keeps_its_members_requi
     assert!(update.served, "{:?}", update.reason);
     assert_eq!(required_members(update), ["role"]);
 }
+
+#[test]
+fn a_create_takes_the_members_it_leaves_out_from_a_defaults_document() {
+    let defaults =
+        |compression: &str| json!({"compression": compression, "paused": false, "max": 0});
+    let device = |id: &str, compression: &str| json!({"id": id, "name": id.to_uppercase(), "compression": compression, "paused": false, "max": 0});
+    let held = json!({"id": "a", "name": "A", "compression": "always", "paused": true, "max": 7});
+    let fixture = derive(vec![
+        get(0, "/defaults/device", 200, defaults("metadata")),
+        // The held device's members differ from the defaults: no value every device shares.
+        get(1, "/devices", 200, json!([held.clone()])),
+        get(2, "/devices/a", 200, held),
+        record(
+            3,
+            "POST",
+            "/devices",
+            Some(json!({"id": "b", "name": "B"})),
+            200,
+            Value::Null,
+        ),
+        get(4, "/devices/b", 200, device("b", "metadata")),
+        record(
+            5,
+            "PATCH",
+            "/defaults/device",
+            Some(json!({"compression": "always"})),
+            200,
+            Value::Null,
+        ),
+        get(6, "/defaults/device", 200, defaults("always")),
+        record(
+            7,
+            "POST",
+            "/devices",
+            Some(json!({"id": "c", "name": "C"})),
+            200,
+            Value::Null,
+        ),
+        get(8, "/devices/c", 200, device("c", "always")),
+    ]);
+    let plan = fixture.plan("post_devices");
+    assert!(plan.served, "{:?}", plan.reason);
+    let taken: Vec<&str> = (plan.fields.as_ref().unwrap().document_defaults.keys())
+        .map(String::as_str)
+        .collect();
+    assert_eq!(taken, ["compression", "max", "paused"]);
+    // Served: the document's live members, as a served write of it left them (`max`).
+    let (_, error) = fixture.call("patch_defaults_device", json!({"body": {"max": 5}}));
+    assert!(!error);
+    let (_, error) = fixture.call("post_devices", json!({"body": {"id": "d", "name": "D"}}));
+    assert!(!error);
+    let (read, _) = fixture.call("get_devices_by_id", json!({"id": "d"}));
+    assert_eq!(read["body"]["max"], 5, "{read}");
+    // The environment starts from the state before the build's writes: `metadata`.
+    assert_eq!(read["body"]["compression"], "metadata", "{read}");
+}
