@@ -17,6 +17,14 @@ use crate::state_support::{assert_not_modelled, probe_with_line};
 
 const APP: &str = "restless";
 
+/// The probe of `line` called on `tool` with its query pairs is not modelled; its answer.
+fn assert_probe_refused(tool: &str, line: &str) -> Value {
+    let (served, probes) = served_with_probes(APP);
+    let (answer, is_error) = served.call(tool, probe_arguments(probe_with_line(&probes, line)));
+    assert_not_modelled(&answer, is_error);
+    answer
+}
+
 #[test]
 fn pages_the_build_never_read_answer_their_links_and_the_bare_self() {
     // Recorded: pages of 10 and of 5; never pages of 4, of 3 or past the end.
@@ -45,11 +53,8 @@ fn like_is_a_sql_pattern() {
 
 #[test]
 fn a_filter_on_a_field_no_task_holds_is_refused() {
-    let (served, probes) = served_with_probes(APP);
     let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee_id%22,%22op%22%3A%22eq%22,%22val%22%3A6%7D%5D";
-    let (answer, is_error) =
-        served.call("get_task", probe_arguments(probe_with_line(&probes, line)));
-    assert_not_modelled(&answer, is_error);
+    let answer = assert_probe_refused("get_task", line);
     assert_eq!(
         answer.pointer("/error/data/reason").and_then(Value::as_str),
         Some("unrecorded-request"),
@@ -124,11 +129,8 @@ fn not_in_presence_tests_and_or_groups_are_read_as_the_build_used_them() {
 #[test]
 fn a_presence_test_the_build_never_used_stays_refused() {
     // `is_not_null` (probe-reads step 12) was never recorded: no role, the call is not modelled.
-    let (served, probes) = served_with_probes(APP);
     let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22estimate%22,%22op%22%3A%22is_not_null%22%7D%5D";
-    let (answer, is_error) =
-        served.call("get_task", probe_arguments(probe_with_line(&probes, line)));
-    assert_not_modelled(&answer, is_error);
+    assert_probe_refused("get_task", line);
 }
 
 #[test]
@@ -144,11 +146,6 @@ fn a_has_condition_reads_the_linked_resource_and_any_without_a_join_is_refused()
         ],
     );
     // The projects join no `tasks` (a linkage array): `any` is not evaluated.
-    let (served, probes) = served_with_probes(APP);
     let line = "GET /api/project?filter[objects]=%5B%7B%22name%22%3A%22tasks%22,%22op%22%3A%22any%22,%22val%22%3A%7B%22name%22%3A%22priority%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%7D%5D";
-    let (answer, is_error) = served.call(
-        "get_project",
-        probe_arguments(probe_with_line(&probes, line)),
-    );
-    assert_not_modelled(&answer, is_error);
+    assert_probe_refused("get_project", line);
 }
