@@ -8,7 +8,8 @@
 //! see [`LinkageRoute::same_kind`]) with the members it mints per call. The
 //! routes are lent only where the sibling's shape agrees: some held entity of the sibling's
 //! collection holds a linkage the compound documents' rule reads (`relationships.<name>.data`, or
-//! a keyed one). Its view is a recorded view citing nothing (reason `sibling-read`): a call the
+//! a keyed one), of the relationship the read's last segment names where it is a literal (the
+//! projects hold no `project`: `/projects/{id}/relationships/project` is lent nothing). Its view is a recorded view citing nothing (reason `sibling-read`): a call the
 //! route cannot answer (a relationship the entity does not hold, an entity the state lacks) is
 //! refused as not modelled, never another path's recording. A read no route is lent to keeps no
 //! view, so the state catalog does not offer it.
@@ -57,7 +58,15 @@ pub(crate) fn attach(manifest: &Manifest, state: &mut StateView) {
             continue;
         };
         let held: Vec<&Entity> = state.entities.iter().map(|entity| &**entity).collect();
-        if !holds_linkage(&rule, &collection.join("/"), &held) {
+        // The relationship a literal last segment names (`…/relationships/project`).
+        let named = segments
+            .last()
+            .filter(|segment| !(segment.starts_with('{') && segment.ends_with('}')));
+        if !holds_linkage(
+            &rule,
+            (&collection.join("/"), named.map(|name| &**name)),
+            &held,
+        ) {
             continue;
         }
         state.linkage_routes.extend(lent);
@@ -93,8 +102,13 @@ fn sibling_templates(source: &str, inferred: &str) -> Option<usize> {
     differing
 }
 
-/// Whether some held entity of the collection holds a relationship whose linkage the rule reads.
-fn holds_linkage(rule: &CompoundDocuments, collection: &str, held: &[&Entity]) -> bool {
+/// Whether some held entity of the collection holds a relationship whose linkage the rule reads
+/// (the one `named`, where the route names one).
+fn holds_linkage(
+    rule: &CompoundDocuments,
+    (collection, named): (&str, Option<&str>),
+    held: &[&Entity],
+) -> bool {
     held.iter()
         .filter(|entity| entity.collection.trim_matches('/') == collection)
         .any(|entity| {
@@ -107,6 +121,7 @@ fn holds_linkage(rule: &CompoundDocuments, collection: &str, held: &[&Entity]) -
             };
             relationships
                 .iter()
+                .filter(|(name, _)| named.is_none_or(|named| named == *name))
                 .any(|(name, _)| rule.linkage(fields, name, held).is_some())
         })
 }
@@ -150,9 +165,16 @@ mod tests {
             entity("/notes", "1", r#"{"id": "1", "text": "a"}"#),
         ];
         let held: Vec<&Entity> = held.iter().collect();
-        assert!(holds_linkage(&rule(), "people", &held));
-        assert!(!holds_linkage(&rule(), "tags", &held), "links, no linkage");
-        assert!(!holds_linkage(&rule(), "notes", &held));
-        assert!(!holds_linkage(&rule(), "projects", &held), "none held");
+        let holds = |collection, named| holds_linkage(&rule(), (collection, named), &held);
+        assert!(holds("people", None));
+        assert!(!holds("tags", None), "links, no linkage");
+        assert!(!holds("notes", None));
+        assert!(!holds("projects", None), "none held");
+        // A route naming its relationship takes only a collection holding that one.
+        assert!(holds("people", Some("tasks")));
+        assert!(
+            !holds("people", Some("project")),
+            "the people hold no project"
+        );
     }
 }
