@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object, unescape_pointer_segment};
 use serde::{Deserialize, Serialize};
 
@@ -31,12 +32,13 @@ pub struct DocumentRef {
     pub path: String,
 }
 
-/// The recorded reads of the state's documents, and each record's position.
+/// The recorded reads of the state's documents, and each record's position (the bodies stay in
+/// the records, parsed only for a create that leaves members unexplained).
 #[derive(Debug, Default)]
 pub(crate) struct DocumentReads {
-    /// Each successful read of a document view holding an object: the document, its position
-    /// and the object.
-    reads: Vec<(DocumentRef, usize, Object)>,
+    /// Each successful read of a document view holding a body: the document, its position and
+    /// its record's ordinal.
+    reads: Vec<(DocumentRef, usize, u64)>,
     /// Each record's position, by ordinal.
     positions: HashMap<u64, usize>,
 }
@@ -53,12 +55,12 @@ impl DocumentReads {
                 continue;
             };
             for read in timeline.all(index).filter(|read| read.is_success()) {
-                if let Some(Json::Object(object)) = &read.body {
+                if matches!(read.body, Some(Json::Object(_))) {
                     let document = DocumentRef {
                         view: view.tool.clone(),
                         path: read.path.to_string(),
                     };
-                    reads.push((document, read.position, object.clone()));
+                    reads.push((document, read.position, read.ordinal));
                 }
             }
         }
@@ -68,18 +70,30 @@ impl DocumentReads {
         Self { reads, positions }
     }
 
-    /// What each document's latest read before `position` showed.
-    fn before(&self, position: usize) -> BTreeMap<&DocumentRef, &Object> {
-        let mut latest: BTreeMap<&DocumentRef, (usize, &Object)> = BTreeMap::new();
-        for (document, at, object) in &self.reads {
+    /// The record of each document's latest read before `position`.
+    fn before(&self, position: usize) -> BTreeMap<&DocumentRef, u64> {
+        let mut latest: BTreeMap<&DocumentRef, (usize, u64)> = BTreeMap::new();
+        for (document, at, ordinal) in &self.reads {
             if *at < position && latest.get(document).is_none_or(|(known, _)| *known < *at) {
-                latest.insert(document, (*at, object));
+                latest.insert(document, (*at, *ordinal));
             }
         }
-        latest
-            .into_iter()
-            .map(|(document, (_, object))| (document, object))
+        (latest.into_iter())
+            .map(|(document, (_, ordinal))| (document, ordinal))
             .collect()
+    }
+}
+
+/// The object a record's response body holds, parsed.
+fn recorded_object(records: &[CaptureRecord], ordinal: u64) -> Option<Object> {
+    // The records are in ordinal order; a search that misses looks through them.
+    let record = match records.binary_search_by_key(&ordinal, |record| record.ordinal) {
+        Ok(index) => &records[index],
+        Err(_) => records.iter().find(|record| record.ordinal == ordinal)?,
+    };
+    match rea_plugin_api::json::parse(&record.response.body.bytes()?).ok()? {
+        Json::Object(object) => Some(object),
+        _ => None,
     }
 }
 
@@ -88,15 +102,33 @@ impl DocumentReads {
 pub(super) fn learn(
     residuals: &mut [Residual],
     observed: &[Observed<'_>],
-    reads: &DocumentReads,
+    (reads, records): (&DocumentReads, &[CaptureRecord]),
 ) -> BTreeMap<String, DocumentRef> {
-    let shown: Vec<Option<BTreeMap<&DocumentRef, &Object>>> = observed
-        .iter()
-        .map(|seen| Some(reads.before(*reads.positions.get(&seen.call.ordinal)?)))
-        .collect();
     let pointers: BTreeSet<&String> = (residuals.iter())
         .flat_map(|residual| residual.keys())
         .filter(|pointer| pointer.matches('/').count() == 1)
+        .collect();
+    if pointers.is_empty() {
+        return BTreeMap::new();
+    }
+    let mut parsed: HashMap<u64, Option<Object>> = HashMap::new();
+    let latest: Vec<Option<BTreeMap<&DocumentRef, u64>>> = observed
+        .iter()
+        .map(|seen| Some(reads.before(*reads.positions.get(&seen.call.ordinal)?)))
+        .collect();
+    for ordinal in latest.iter().flatten().flat_map(|shown| shown.values()) {
+        parsed
+            .entry(*ordinal)
+            .or_insert_with(|| recorded_object(records, *ordinal));
+    }
+    let shown: Vec<Option<BTreeMap<&DocumentRef, &Object>>> = (latest.iter())
+        .map(|latest| {
+            let latest = latest.as_ref()?;
+            let objects = latest.iter().filter_map(|(document, ordinal)| {
+                Some((*document, parsed.get(ordinal)?.as_ref()?))
+            });
+            Some(objects.collect())
+        })
         .collect();
     let documents: BTreeSet<&DocumentRef> = shown
         .iter()

@@ -371,7 +371,7 @@ pub(super) fn learn_one(
         Ok(copies) => copies,
         Err(reason) => return draft.plan.withhold(reason),
     };
-    let mut explanation = explain(draft, calls, &observed, (&written, views), rules);
+    let mut explanation = explain(draft, calls, &observed, (&written, views, records), rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);
     if draft.plan.effect == Effect::Update {
@@ -461,7 +461,7 @@ fn explain(
     draft: &mut Draft,
     calls: &[Call],
     observed: &[Observed<'_>],
-    (written, views): (&Written<'_>, &Views),
+    (written, views, records): (&Written<'_>, &Views, &[CaptureRecord]),
     rules: &RuleSet,
 ) -> Explanation {
     let template = template_segments(&draft.plan.path_template);
@@ -481,7 +481,7 @@ fn explain(
         explanation.model.document_defaults = super::document_defaults::learn(
             &mut explanation.residuals,
             observed,
-            &views.document_reads,
+            (&views.document_reads, records),
         );
         explanation.settle_offered_constants();
         explanation.create_constants(observed);
