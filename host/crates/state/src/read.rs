@@ -146,6 +146,18 @@ fn item_names<'a>(
     }
 }
 
+/// The collections of an item view's type that the segments of a call's path before its id name.
+fn called_collections<'a>(
+    live: &'a LiveState,
+    item: &ItemView,
+    collection: &[CompactString],
+) -> Vec<&'a str> {
+    live.collections_of(&item.entity_type)
+        .into_iter()
+        .filter(|held| segments_match(&collection_segments(held), collection))
+        .collect()
+}
+
 /// Whether an id names no entity by its form: no live entity of the collections the call names
 /// has an id of that form (see [`crate::id_forms`]).
 fn names_malformed(
@@ -157,10 +169,8 @@ fn names_malformed(
     if item.malformed_ordinal.is_none() {
         return false;
     }
-    let held = live
-        .collections_of(&item.entity_type)
+    let held = called_collections(live, item, collection)
         .into_iter()
-        .filter(|held| segments_match(&collection_segments(held), collection))
         .flat_map(|held| live.collection(&item.entity_type, held))
         .map(|entity| crate::id_forms::form(&entity.id))
         .collect::<std::collections::BTreeSet<_>>();
@@ -177,11 +187,7 @@ fn find_item<'a>(
     names: &[String],
     field: Option<&str>,
 ) -> Option<&'a Entity> {
-    let collections: Vec<&str> = live
-        .collections_of(&item.entity_type)
-        .into_iter()
-        .filter(|held| segments_match(&collection_segments(held), collection))
-        .collect();
+    let collections = called_collections(live, item, collection);
     for held in &collections {
         for name in names {
             let entity = match field {

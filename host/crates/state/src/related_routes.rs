@@ -168,14 +168,22 @@ fn route_of(
                 .all(|(_, body, related)| shows_related(body, pointer, *related))
         })?;
     let related_texts = crate::request_echo::string_pointers(related?.fields.as_object()?);
+    // A member spelling each read's own path after a constant prefix (`links.self`), even where
+    // one read shows it ([`crate::path_echo`]).
+    let lines: Vec<(&Json, &str)> = (shown.iter())
+        .map(|(read, body, _)| (*body, read.path.as_str()))
+        .collect();
+    let echoes = crate::path_echo::echoing(&lines);
     let mut minted = Vec::new();
     for (member, value) in crate::request_echo::string_pointers(body.as_object()?) {
         if !pointer.is_empty() && (member == pointer || member.starts_with(&format!("{pointer}/")))
         {
             continue;
         }
-        if let Some(prefix) = path_echo_prefix(&member, &shown, (value, &last.path)) {
-            minted.push((member, MemberSource::Request(prefix)));
+        if let Some(echo) =
+            (echoes.iter()).find(|echo| echo.pointer == member && echo.suffix.is_empty())
+        {
+            minted.push((member, MemberSource::Request(echo.prefix.clone())));
             continue;
         }
         let varies = shown
@@ -200,22 +208,6 @@ fn member_text(body: &Json, member: &str) -> Option<String> {
     body.pointer(member)
         .and_then(Json::as_str)
         .map(str::to_owned)
-}
-
-/// The constant prefix every read spells a member as, before its own path (`links.self`): the
-/// member echoes the call's path, even where one read shows it.
-fn path_echo_prefix(
-    member: &str,
-    shown: &[Shown<'_>],
-    (value, path): (&str, &str),
-) -> Option<String> {
-    let prefix = value.strip_suffix(path)?;
-    shown
-        .iter()
-        .all(|(read, body, _)| {
-            member_text(body, member).is_some_and(|text| text == format!("{prefix}{}", read.path))
-        })
-        .then(|| prefix.to_owned())
 }
 
 /// The related resource's text member a member the reads show otherwise spells, when every read

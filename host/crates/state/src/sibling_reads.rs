@@ -61,7 +61,7 @@ pub(crate) fn attach(manifest: &Manifest, state: &mut StateView) {
         // The relationship a literal last segment names (`…/relationships/project`).
         let named = segments
             .last()
-            .filter(|segment| !(segment.starts_with('{') && segment.ends_with('}')));
+            .filter(|segment| rea_manifest::segments::template_affixes(segment).is_none());
         if !holds_linkage(
             &rule,
             (&collection.join("/"), named.map(|name| &**name)),

@@ -18,7 +18,7 @@ use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object, unescape_pointer_segment};
 use serde::{Deserialize, Serialize};
 
-use super::explain::{Observed, Residual};
+use super::explain::{Observed, Residual, nested_pointer};
 use crate::model::{StateView, ViewDetail};
 use crate::observation::Timeline;
 use crate::store::LiveState;
@@ -106,7 +106,7 @@ pub(super) fn learn(
 ) -> BTreeMap<String, DocumentRef> {
     let pointers: BTreeSet<&String> = (residuals.iter())
         .flat_map(|residual| residual.keys())
-        .filter(|pointer| pointer.matches('/').count() == 1)
+        .filter(|pointer| !nested_pointer(pointer))
         .collect();
     if pointers.is_empty() {
         return BTreeMap::new();

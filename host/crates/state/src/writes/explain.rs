@@ -971,7 +971,7 @@ fn sends(sent: &Object, pointer: &str) -> bool {
 }
 
 /// Whether a pointer names a member nested inside a top-level member (`/info/run_id`).
-fn nested_pointer(pointer: &str) -> bool {
+pub(super) fn nested_pointer(pointer: &str) -> bool {
     pointer.get(1..).is_some_and(|rest| rest.contains('/'))
 }
 
