@@ -5,12 +5,13 @@
 //! (`%the%`), not a substring, and SQLAlchemy's `not_in`, a presence test naming no value
 //! (`is_null`), an `or` group of conditions and a `has` condition on a task's project or assignee
 //! (over the joined resource) as the build used them, `any` refused where the list joins no
-//! relation; and a filter on the
-//! foreign-key column `assignee_id`, which no
-//! resource shows (its tasks show `relationships.assignee.data.id`), is refused rather than
-//! matching nothing.
+//! relation; a filter on the foreign-key column `assignee_id`, which no resource shows (its
+//! tasks show `relationships.assignee.data.id`), compares the relation's linkage; and the
+//! resources a compound document includes are listed by type and id.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
+
+use crate::state_support::Served;
 
 use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
 use crate::state_support::{assert_not_modelled, probe_with_line};
@@ -52,24 +53,101 @@ fn like_is_a_sql_pattern() {
 }
 
 #[test]
-fn a_filter_on_a_field_no_task_holds_is_refused() {
-    let line = "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee_id%22,%22op%22%3A%22eq%22,%22val%22%3A6%7D%5D";
-    let answer = assert_probe_refused("get_task", line);
-    assert_eq!(
-        answer.pointer("/error/data/reason").and_then(Value::as_str),
-        Some("unrecorded-request"),
-        "{answer}"
+fn a_foreign_key_column_filters_by_the_relation_and_included_resources_sort_by_type_and_id() {
+    // Recorded: `project_id eq 2` and `assignee_id eq 3` (entries 19, 20), columns no resource
+    // shows (a task shows `relationships.project.data.id`); the probe asks other ids (project 4,
+    // probe-reads step 13, is build entry 97's own request, after a move). Entry 39
+    // listed its included people and projects by type and id, not as the tasks named them.
+    assert_live_answers(
+        APP,
+        "get_task",
+        &[
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22assignee_id%22,%22op%22%3A%22eq%22,%22val%22%3A6%7D%5D",
+            "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22project_id%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%5D&include=assignee",
+        ],
     );
 }
 
+/// A tool's arguments: its one path parameter naming `id`, and `body`.
+fn id_and_body(served: &Served, tool: &str, id: &str, body: Value) -> Map<String, Value> {
+    let mut arguments = crate::state_support::id_arguments(served, tool, id);
+    arguments.extend(crate::state_support::with_body(served, tool, body));
+    arguments
+}
+
+/// A served read of the tool with one path parameter naming `id`: its body.
+fn read_by_id(served: &Served, tool: &str, id: &str) -> Value {
+    let arguments = crate::state_support::id_arguments(served, tool, id);
+    crate::state_support::call_admitted(served, tool, arguments)["body"].clone()
+}
+
 #[test]
-fn the_task_update_is_served_past_an_unobserved_relationship_write() {
-    // Build entry 71 moved task 13 by `PATCH /api/task/13/relationships/project`, which no read
-    // of task 13 followed; the task's own PATCH after it (74) shows both changes together and
-    // teaches nothing of its own, so the first PATCH (68) alone explains the update.
+fn relationship_writes_shown_by_reads_of_the_relationship_are_served() {
+    // Build entry 71 moved task 13 by `PATCH /api/task/13/relationships/project`; no read of
+    // task 13 followed, but the read of its related project did (entry 72). Entry 83 set task
+    // 12's assignee, shown by person 8's task list (84); entry 95 added task 11 to project 1,
+    // shown by task 11's own linkage route (96). The task's PATCH after entry 71 (74) then
+    // teaches what it sends in `relationships`, and person 8's delete (85) clears the
+    // assignee of the tasks naming them.
     let served = crate::state_support::serve_corpus_app(APP);
-    let plan = crate::state_support::write_plan(&served, "patch_task_by_id");
-    assert!(plan.served, "{plan:?}");
+    for tool in [
+        "patch_task_relationships_project_by_task_id",
+        "patch_task_relationships_assignee_by_task_id",
+        "post_project_relationships_tasks_by_project_id",
+        "patch_task_by_id",
+    ] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {plan:?}");
+    }
+    let project = |id: &str| json!({"data": {"type": "project", "id": id}});
+    let tool = "patch_task_relationships_project_by_task_id";
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "3", project("4")));
+    assert!(!is_error, "{answer}");
+    let related = read_by_id(&served, "get_task_project_by_task_id", "3");
+    assert_eq!(related.pointer("/data/id"), Some(&json!("4")), "{related}");
+    let unassigned = json!({"data": {"type": "task", "id": "3",
+        "relationships": {"assignee": {"data": null}}}});
+    let (answer, is_error) = served.call(
+        "patch_task_by_id",
+        id_and_body(&served, "patch_task_by_id", "3", unassigned),
+    );
+    assert!(!is_error, "{answer}");
+    let task = read_by_id(&served, "get_task_by_id", "3");
+    assert_eq!(
+        task.pointer("/data/relationships/assignee/data"),
+        Some(&Value::Null)
+    );
+    assert_eq!(
+        task.pointer("/data/relationships/project/data/id"),
+        Some(&json!("4"))
+    );
+    let tool = "post_project_relationships_tasks_by_project_id";
+    let added = json!({"data": [{"type": "task", "id": "12"}]});
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "2", added));
+    assert!(!is_error, "{answer}");
+    let task = read_by_id(&served, "get_task_by_id", "12");
+    assert_eq!(
+        task.pointer("/data/relationships/project/data/id"),
+        Some(&json!("2"))
+    );
+    // Person 6 holds tasks 9 and 11; their assignee is cleared with the person.
+    let task = read_by_id(&served, "get_task_by_id", "9");
+    assert_eq!(
+        task.pointer("/data/relationships/assignee/data/id"),
+        Some(&json!("6"))
+    );
+    let (answer, is_error) = served.call(
+        "delete_person_by_id",
+        crate::state_support::id_arguments(&served, "delete_person_by_id", "6"),
+    );
+    assert!(!is_error, "{answer}");
+    for id in ["9", "11"] {
+        let task = read_by_id(&served, "get_task_by_id", id);
+        assert_eq!(
+            task.pointer("/data/relationships/assignee/data"),
+            Some(&Value::Null)
+        );
+    }
 }
 
 #[test]

@@ -13,7 +13,10 @@
 //! the related resources holding the other's id. One rule per state; a call of any list or item
 //! view naming relationships its entities hold is answered as the call without the parameter,
 //! the linkage filled and the related resources the state holds added in first-seen order over
-//! the shown resources (by relationship in the order named), each as its own entity holds it.
+//! the shown resources (by relationship in the order named), each as its own entity holds it, or
+//! sorted by type and id where every recorded read including two or more resources listed them
+//! so and one listed them otherwise than first seen ([`CompoundDocuments::sorted`]:
+//! Flask-Restless lists the people a list's tasks name before their projects, each by id).
 
 use std::collections::BTreeMap;
 
@@ -43,6 +46,18 @@ pub struct CompoundDocuments {
     /// Per list or item tool, the relationships its entities hold (what the catalog offers).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub offered: BTreeMap<String, Vec<String>>,
+    /// Whether the included resources are listed by their type, then their id (see the module
+    /// docs), not in first-seen order.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sorted: bool,
+}
+
+/// How the included resources of the recorded reads were ordered: whether every read listing
+/// two or more did so in first-seen order, and whether every such read did so sorted.
+#[derive(Debug, Clone, Copy)]
+struct IncludedOrder {
+    first_seen: bool,
+    sorted: bool,
 }
 
 /// The member names one read shows (before keyed linkage is learned).
@@ -106,6 +121,10 @@ pub fn learn(
     let held: Vec<&Entity> = entities.iter().collect();
     let mut shape: Option<Shape> = None;
     let mut keyed: Vec<KeyedLinkage> = Vec::new();
+    let mut order = IncludedOrder {
+        first_seen: true,
+        sorted: true,
+    };
     for view in views {
         let Some((entity_type, pointer)) = view_place(view) else {
             continue;
@@ -131,13 +150,71 @@ pub fn learn(
                         keyed.push(learned);
                     }
                 }
+                if let Some((first_seen, sorted)) = included_order(&taught, &pair.1, body, pointer)
+                {
+                    order.first_seen &= first_seen;
+                    order.sorted &= sorted;
+                }
                 shape = Some(taught);
             }
         }
     }
     let shape = shape?;
     let offered = offered(&shape.relationships, (manifest, timeline), views);
-    Some(rule_of(shape, keyed, offered))
+    let sorted = order.sorted && !order.first_seen;
+    Some(CompoundDocuments {
+        sorted,
+        ..rule_of(shape, keyed, offered)
+    })
+}
+
+/// How one read listed its included resources, when it listed two or more: whether in the order
+/// its shown resources first link them (by relationship in the order named), and whether sorted
+/// by type and id ([`by_type_and_id`]).
+fn included_order(shape: &Shape, value: &str, body: &Json, pointer: &str) -> Option<(bool, bool)> {
+    let names = named(value)?;
+    let shown = shown_at(body, pointer)?;
+    let listed: Vec<&Object> = (body.get(&shape.included)?.as_array()?.iter())
+        .map(Json::as_object)
+        .collect::<Option<_>>()?;
+    if listed.len() < 2 {
+        return None;
+    }
+    let mut first_seen: Vec<&Object> = Vec::new();
+    for resource in &shown {
+        for name in &names {
+            let linkage = resource
+                .get(&shape.relationships)
+                .and_then(|member| member.get(name))
+                .and_then(|relationship| relationship.get(&shape.linkage))?;
+            for identifier in identifiers(linkage)? {
+                let own = shown.iter().any(|own| names_resource(identifier, own));
+                if !own && !first_seen.contains(&identifier) {
+                    first_seen.push(identifier);
+                }
+            }
+        }
+    }
+    let in_first_seen_order = first_seen.len() == listed.len()
+        && (first_seen.iter().zip(&listed))
+            .all(|(identifier, entry)| names_resource(identifier, entry));
+    let sorted = listed
+        .windows(2)
+        .all(|pair| by_type_and_id(pair[0], pair[1]) != std::cmp::Ordering::Greater);
+    Some((in_first_seen_order, sorted))
+}
+
+/// How two resources compare by their `type`, then their `id` (numbers as numbers).
+fn by_type_and_id(a: &Object, b: &Object) -> std::cmp::Ordering {
+    let text = |resource: &Object, member: &str| {
+        resource
+            .get(member)
+            .and_then(crate::render::scalar_text)
+            .unwrap_or_default()
+    };
+    text(a, "type")
+        .cmp(&text(b, "type"))
+        .then_with(|| crate::query::compare_text(&text(a, "id"), &text(b, "id")))
 }
 
 /// The rule of a shape and its keyed linkage.
@@ -153,6 +230,7 @@ fn rule_of(
         linkage: shape.linkage,
         keyed,
         offered,
+        sorted: false,
     }
 }
 
@@ -404,6 +482,12 @@ impl CompoundDocuments {
             included.push(entity.fields.clone());
             seen.push(identifier);
         }
+        if self.sorted {
+            included.sort_by(|a, b| match (a.as_object(), b.as_object()) {
+                (Some(a), Some(b)) => by_type_and_id(a, b),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
         let root = body.as_object_mut()?;
         if included.is_empty() && !root.contains_key(&self.included) {
             return None;
@@ -497,6 +581,65 @@ mod tests {
         assert_eq!(taught_by("include", "author", &extra, "/data"), None);
         // A name no resource holds as a relationship teaches nothing.
         assert_eq!(taught_by("include", "editor", &body, "/data"), None);
+    }
+
+    #[test]
+    fn included_resources_listed_by_type_and_id_teach_and_answer_that_order() {
+        let (a1, a2) = (
+            r#"{"type": "Author", "id": "1"}"#,
+            r#"{"type": "Author", "id": "2"}"#,
+        );
+        let m10 = r#"{"type": "Member", "id": "10"}"#;
+        let shape = taught_by("include", "author", &json(r#"{"data": []}"#), "/data");
+        assert_eq!(shape, None);
+        let shape = Shape {
+            parameter: "include".to_owned(),
+            included: "included".to_owned(),
+            relationships: "relationships".to_owned(),
+            linkage: "data".to_owned(),
+        };
+        let read = |included: &str| {
+            json(&format!(
+                r#"{{"data": [{}, {}], "included": {included}}}"#,
+                book("1", a2, m10),
+                book("2", a1, "null")
+            ))
+        };
+        let order =
+            |included: &str| included_order(&shape, "borrower,author", &read(included), "/data");
+        // First seen (book 1's borrower, its author, book 2's author) and sorted: neither, both.
+        let first_seen = format!("[{m10}, {a2}, {a1}]");
+        assert_eq!(order(&first_seen), Some((true, false)));
+        let sorted = format!("[{a1}, {a2}, {m10}]");
+        assert_eq!(order(&sorted), Some((false, true)));
+        // One included resource shows no order.
+        let one = json(&format!(
+            r#"{{"data": [{}], "included": [{a1}]}}"#,
+            book("2", a1, "null")
+        ));
+        assert_eq!(included_order(&shape, "author", &one, "/data"), None);
+        // A rule listing by type and id answers so.
+        let held = [
+            entity("/authors", "1", a1),
+            entity("/authors", "2", a2),
+            entity("/members", "10", m10),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let rule = CompoundDocuments {
+            sorted: true,
+            ..rule()
+        };
+        let mut body = json(&format!(
+            r#"{{"data": [{}, {}]}}"#,
+            book("1", a2, m10),
+            book("2", a1, "null")
+        ));
+        let names = ["borrower".to_owned(), "author".to_owned()];
+        assert_eq!(
+            rule.apply(&mut body, "/data", &names, (&held, false)),
+            Some(())
+        );
+        assert_eq!(body.get("included"), Some(&json(&sorted)));
     }
 
     #[test]

@@ -92,20 +92,38 @@ pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
 
 /// A plain field no member of the object is named, held by exactly one of its object members
 /// (the properties an envelope member nests: `status` of `{"attributes": {"status": …}}`); never
-/// a joined entity's (see [`JOINED`]).
+/// a joined entity's (see [`JOINED`]). A field no object member holds either, spelled as a
+/// foreign-key column (see [`foreign_key_relation`]), reads the identifier of the relation it
+/// names.
 fn nested_member<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
     if field.contains(['.', '[']) {
         return None;
     }
-    let mut found = object
-        .iter()
-        .filter(|(key, _)| !key.starts_with(JOINED))
-        .filter_map(|(_, member)| member.as_object()?.get(field));
-    let first = found.next()?;
-    found
-        .next()
-        .is_none()
-        .then(|| relation_identifier(first).unwrap_or(first))
+    let nested = |name: &str| {
+        let mut found = object
+            .iter()
+            .filter(|(key, _)| !key.starts_with(JOINED))
+            .filter_map(|(_, member)| member.as_object()?.get(name));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    };
+    match nested(field) {
+        Some(value) => Some(relation_identifier(value).unwrap_or(value)),
+        None => relation_identifier(nested(foreign_key_relation(field)?)?),
+    }
+}
+
+/// The relation a field spelled as a foreign-key column names: the field without its `_id` or
+/// `Id` suffix (`project_id`, `projectId`: `project`), the spelling of the column an ORM keeps a
+/// to-one relation's identifier in, which a JSON:API resource shows only as the relation's
+/// linkage (`relationships.project.data.id`). Read only where no member holds the field and the
+/// relation is a relation object, and a filter on it is learned only where recorded lines
+/// filtering by it are reproduced.
+fn foreign_key_relation(field: &str) -> Option<&str> {
+    field
+        .strip_suffix("_id")
+        .or_else(|| field.strip_suffix("Id"))
+        .filter(|relation| !relation.is_empty() && !relation.ends_with('_'))
 }
 
 /// The identifier a to-one relation object names, which a plain field holding one reads as
@@ -191,7 +209,7 @@ fn member_value<'a>(object: &'a Object, part: &str) -> Option<&'a Json> {
     })
 }
 
-fn compare_text(left: &str, right: &str) -> Ordering {
+pub(crate) fn compare_text(left: &str, right: &str) -> Ordering {
     match (left.parse::<f64>(), right.parse::<f64>()) {
         (Ok(a), Ok(b)) if a.is_finite() && b.is_finite() => {
             a.partial_cmp(&b).unwrap_or(Ordering::Equal)
@@ -529,7 +547,16 @@ fn matches_over(
         .filter(|index| selection.selects(candidates[*index], byte_fields))
         .collect();
     if !selection.sort_keys.is_empty() {
-        let sort_keys = with_tie_order(selection.sort_keys(), model.tie_order.as_deref());
+        let reverses_ties = model.descending_reverses_ties
+            && selection
+                .sort_keys()
+                .first()
+                .is_some_and(|(_, descending)| *descending);
+        let sort_keys = with_tie_order(
+            selection.sort_keys(),
+            model.tie_order.as_deref(),
+            reverses_ties,
+        );
         // A sort by a field no match holds orders nothing the state knows (a sort name the
         // application maps to another field, `show_name` for `name`): not evaluated.
         let unheld = |field: &String| {
@@ -539,6 +566,10 @@ fn matches_over(
         };
         if matched.len() > 1 && sort_keys.iter().any(|(field, _)| unheld(field)) {
             return None;
+        }
+        if reverses_ties {
+            // Ties in the state's order too are listed backwards (the sort is stable).
+            matched.reverse();
         }
         matched.sort_by(|a, b| {
             sort_order(
@@ -903,11 +934,16 @@ impl Cursor {
 }
 
 /// The sort keys with the model's tie order after them (see [`QueryModel::tie_order`]), unless
-/// a key already sorts by its field.
-fn with_tie_order(mut keys: Vec<(String, bool)>, tie_order: Option<&str>) -> Vec<(String, bool)> {
-    for tie in tie_order.and_then(sort_keys).unwrap_or_default() {
-        if !keys.iter().any(|(field, _)| *field == tie.0) {
-            keys.push(tie);
+/// a key already sorts by its field; each tie key in the other direction when `reversed` (see
+/// [`QueryModel::descending_reverses_ties`]).
+fn with_tie_order(
+    mut keys: Vec<(String, bool)>,
+    tie_order: Option<&str>,
+    reversed: bool,
+) -> Vec<(String, bool)> {
+    for (field, descending) in tie_order.and_then(sort_keys).unwrap_or_default() {
+        if !keys.iter().any(|(sorted, _)| *sorted == field) {
+            keys.push((field, descending != reversed));
         }
     }
     keys
@@ -1010,6 +1046,32 @@ mod tests {
         assert_eq!(run(&relations, &both, &rows), Some(vec![1]));
         let null = [("filter[borrower.isnull]", "true")];
         assert_eq!(run(&relations, &null, &rows), Some(vec![0]));
+    }
+
+    #[test]
+    fn a_foreign_key_column_no_member_holds_reads_its_relation_identifier() {
+        let rows = objects(
+            r#"[{"id": "1", "attributes": {"status": "todo", "owner_id": 9},
+                 "relationships": {"project": {"data": {"type": "project", "id": "2"}},
+                                   "assignee": {"data": null}}},
+                {"id": "2", "attributes": {"status": "done"},
+                 "relationships": {"project": {"data": {"type": "project", "id": "4"}},
+                                   "assignee": {"data": {"type": "person", "id": "3"}}}}]"#,
+        );
+        let text = |row: &Object, field: &str| field_value(row, field).and_then(scalar_text);
+        assert_eq!(text(&rows[0], "project_id").as_deref(), Some("2"));
+        assert_eq!(text(&rows[1], "projectId").as_deref(), Some("4"));
+        assert_eq!(field_value(&rows[0], "assignee_id"), Some(&Json::Null));
+        // A member holding the column is read as it is; a plain field is no relation; a bare
+        // suffix names none.
+        assert_eq!(text(&rows[0], "owner_id").as_deref(), Some("9"));
+        assert_eq!(field_value(&rows[0], "status_id"), None);
+        assert_eq!(field_value(&rows[0], "_id"), None);
+        let by_project = model_of_filters(&[("project_id", "project_id", "eq")]);
+        assert_eq!(
+            run(&by_project, &[("project_id", "4")], &rows),
+            Some(vec![1])
+        );
     }
 
     #[test]
@@ -1399,6 +1461,32 @@ mod tests {
         // A key sorting by the tie's field is the call's own.
         assert_eq!(
             run(&model, &[("sort", "-id")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+    }
+
+    #[test]
+    fn a_descending_sort_reversing_ties_is_the_exact_reverse_of_the_ascending_one() {
+        // Posts 2 and 3 tie on their views; state order is 1, 2, 3, 4.
+        let data = objects(POSTS);
+        let mut model = model(&[("sort", QueryRole::Sort)]);
+        model.descending_reverses_ties = true;
+        assert_eq!(
+            run(&model, &[("sort", "views")], &data),
+            Some(vec![3, 1, 2, 0])
+        );
+        assert_eq!(
+            run(&model, &[("sort", "-views")], &data),
+            Some(vec![0, 2, 1, 3])
+        );
+        // With a tie order, descending sorts break ties by it in the other direction.
+        model.tie_order = Some("-id".into());
+        assert_eq!(
+            run(&model, &[("sort", "views")], &data),
+            Some(vec![3, 2, 1, 0])
+        );
+        assert_eq!(
+            run(&model, &[("sort", "-views")], &data),
             Some(vec![0, 1, 2, 3])
         );
     }

@@ -70,6 +70,7 @@ pub fn json_api_compound() -> CompoundDocuments {
         linkage: "data".to_owned(),
         keyed: Vec::new(),
         offered: std::collections::BTreeMap::new(),
+        sorted: false,
     }
 }
 

@@ -417,7 +417,11 @@ pub(crate) fn observe(
         if simulation.observe_call(draft, call).is_some() {
             mark_unobserved(call, &mut simulation.unobserved);
         }
-        mark_parent_unobserved(views, draft, call, &mut simulation.unobserved);
+        if let Some((parent, segment)) = written_parent(views, draft, call)
+            && !follow_parent_linkage(&mut simulation, call, &parent, segment)
+        {
+            simulation.unobserved.insert(parent);
+        }
         if draft.plan.effect == super::model::Effect::Delete && !draft.plan.bulk {
             call.dependents =
                 super::dependents::observed(manifest, timeline, views, &simulation.sim, call);
@@ -1113,36 +1117,65 @@ impl Simulation<'_> {
     }
 }
 
-/// A successful write the state holds no entity of, below an item path of a held type
-/// (`PATCH /api/task/13/relationships/project`, a member of the parent its path names): it
-/// changed the parent as no read showed, so the parent is unobserved and the next write of it
-/// shows the two writes' effects together, teaching nothing of its own (see [`mark_unobserved`]).
-fn mark_parent_unobserved(
-    views: &Views,
-    draft: &Draft,
-    call: &Call,
-    unobserved: &mut HashSet<EntityKey>,
-) {
+/// The parent of a successful write the state holds no entity of, below an item path of a held
+/// type (`PATCH /api/task/13/relationships/project`, a member of the parent its path names), with
+/// the index of the segment naming it: the write changed the parent as no read of it showed, so
+/// unless a read of the relationship shows the change ([`follow_parent_linkage`]) the parent is
+/// unobserved and the next write of it shows the two writes' effects together, teaching nothing
+/// of its own (see [`mark_unobserved`]).
+fn written_parent(views: &Views, draft: &Draft, call: &Call) -> Option<(EntityKey, usize)> {
     if call.key.is_some() || draft.plan.bulk || !(200..300).contains(&call.status) {
-        return;
+        return None;
     }
-    let Some((parent_type, segment)) = super::relationship::parent_of(
+    let (parent_type, segment) = super::relationship::parent_of(
         &draft.plan.path_template,
         views,
         &std::collections::BTreeMap::new(),
-    ) else {
-        return;
-    };
-    let (Some(id), Some(collection)) = (call.segments.get(segment), call.segments.get(..segment))
-    else {
-        return;
-    };
-    let collection = format!("/{}", collection.join("/"));
-    unobserved.insert((
+    )?;
+    let id = call.segments.get(segment)?;
+    let collection = format!("/{}", call.segments.get(..segment)?.join("/"));
+    let key = (
         parent_type,
         collection_key(&collection).to_owned(),
         crate::observation::decoded(id),
-    ));
+    );
+    Some((key, segment))
+}
+
+/// Where the first read after a relationship write shows its parent (see
+/// [`super::relationship::parent_after`]): the simulated parent takes what it shows, and is
+/// observed.
+fn follow_parent_linkage(
+    simulation: &mut Simulation,
+    call: &Call,
+    key: &EntityKey,
+    segment: usize,
+) -> bool {
+    let (entity_type, collection, id) = key;
+    let Some(observation) = simulation.timeline.get(call.ordinal) else {
+        return false;
+    };
+    let RequestBody::Json(body) = &observation.request else {
+        return false;
+    };
+    let Some((place, sent)) = super::relationship::identifier_place(body) else {
+        return false;
+    };
+    let Some(parent) = simulation.sim.entity(entity_type, collection, id) else {
+        return false;
+    };
+    let shown = super::relationship::parent_after(
+        (simulation.timeline, simulation.views),
+        (observation, segment),
+        (key, &parent.fields),
+        (&place, sent),
+    );
+    let Some(fields) = shown else {
+        return false;
+    };
+    let mut followed = parent.clone();
+    followed.fields = fields;
+    simulation.sim.update_entity(followed, None)
 }
 
 /// After a call is observed: whether a write of its entity since the last observation left the
@@ -1550,14 +1583,25 @@ pub(super) fn first_shown_after(
     timeline: &Timeline,
     views: &Views,
     at: u64,
-    (entity_type, collection, id): &(String, String, String),
+    key: &(String, String, String),
+) -> Option<Json> {
+    let names = |write: &Observation| names_entity((&write.segments, &write.request), &key.2);
+    first_shown_until(timeline, views, (at, key), &names)
+}
+
+/// [`first_shown_after`] with the writes that close the window chosen by `closes`.
+pub(super) fn first_shown_until(
+    timeline: &Timeline,
+    views: &Views,
+    (at, (entity_type, collection, id)): (u64, &(String, String, String)),
+    closes: &dyn Fn(&Observation) -> bool,
 ) -> Option<Json> {
     let info = views.types.get(entity_type)?;
     let start = timeline.ordered.iter().position(|ordinal| *ordinal == at)?;
     for ordinal in &timeline.ordered[start + 1..] {
         let read = timeline.get(*ordinal)?;
         if !matches!(read.method.as_str(), "GET" | "HEAD") {
-            if names_entity((&read.segments, &read.request), id) {
+            if closes(read) {
                 return None;
             }
             continue;
@@ -1584,7 +1628,7 @@ pub(super) fn first_shown_after(
 
 /// Whether a request names an entity: its id is one of the path's segments (decoded), or a
 /// string its JSON body holds (as a value or a key).
-fn names_entity((segments, body): (&[CompactString], &RequestBody), id: &str) -> bool {
+pub(super) fn names_entity((segments, body): (&[CompactString], &RequestBody), id: &str) -> bool {
     let quoted = Json::String(id.into()).to_canonical_string();
     segments.iter().any(|segment| decoded(segment) == id)
         || matches!(body, RequestBody::Json(body)

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use super::apply::{Change, commit, set_pointer};
 use super::dependents::member_at;
 use super::model::{Effect, WritePlan};
-use super::observe::{Call, first_shown_after};
+use super::observe::{Call, first_shown_until};
 use super::referenced::{Key, held_before};
 use super::{Draft, Views};
 use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
@@ -335,8 +335,12 @@ fn shown_by(
     let (key, before) = held
         .iter()
         .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
-    let after = first_shown_after(timeline, views, call.ordinal, key)
-        .or_else(|| first_listed_after(timeline, views, call.ordinal, key))?;
+    let after = parent_after(
+        (timeline, views),
+        (call, at),
+        (key, before),
+        (&identifier, sent),
+    )?;
     let changes = changed(before, &after, "");
     let [(pointer, value)] = changes.as_slice() else {
         return None;
@@ -418,6 +422,121 @@ fn first_listed_after(
     None
 }
 
+/// The parent `key` (held as `before`) after a relationship write `call` naming it at segment
+/// `at`, as the first read after the call and before the next write shows it (any write closes
+/// the window: a write of the related entity may change the linkage too): a read of the parent
+/// by id, a list listing it, or a read of the relationship ([`related_shown_after`]).
+pub(super) fn parent_after(
+    (timeline, views): (&Timeline, &Views),
+    (call, at): (&Observation, usize),
+    (key, before): (&Key, &Json),
+    (place, sent): (&str, &Object),
+) -> Option<Json> {
+    first_shown_until(timeline, views, (call.ordinal, key), &|_| true)
+        .or_else(|| first_listed_after(timeline, views, call.ordinal, key))
+        .or_else(|| related_shown_after(timeline, (call, at), before, (place, sent)))
+}
+
+/// The parent as the first read of its relationship after the call shows it (before a later
+/// write naming the parent), where no read of the parent itself does: a read of the related
+/// resource (the parent's path and the relationship's name, `/api/task/13/project`, showing the
+/// resource at the sent identifier's place) or of the linkage (the call's own path, showing the
+/// identifier there), named by the sent identifier's members. The parent as held before, its
+/// one member holding the relationship's linkage ([`linkage_pointer`]) set to that identifier.
+fn related_shown_after(
+    timeline: &Timeline,
+    (call, at): (&Observation, usize),
+    before: &Json,
+    (place, sent): (&str, &Object),
+) -> Option<Json> {
+    let name = decoded(call.segments.last()?);
+    let parent_id = decoded(call.segments.get(at)?);
+    let parent = call.segments.get(..=at)?;
+    let start = timeline.ordered.iter().position(|o| *o == call.ordinal)?;
+    for ordinal in &timeline.ordered[start + 1..] {
+        let read = timeline.get(*ordinal)?;
+        if !matches!(read.method.as_str(), "GET" | "HEAD") {
+            if super::observe::names_entity((&read.segments, &read.request), &parent_id) {
+                return None;
+            }
+            continue;
+        }
+        let related = read.segments.len() == parent.len() + 1
+            && read.segments.starts_with(parent)
+            && decoded(&read.segments[parent.len()]) == name;
+        let linkage = read.segments == call.segments;
+        if !(related || linkage) || !read.is_success() || !read.pairs().is_empty() {
+            continue;
+        }
+        let shown = read.body.as_ref()?.pointer(place)?.as_object()?;
+        let mut identifier = Object::new();
+        for (key, _) in sent.iter() {
+            identifier.insert(
+                key,
+                shown
+                    .get(key)
+                    .filter(|value| value.as_str().is_some())?
+                    .clone(),
+            );
+        }
+        let mut after = before.clone();
+        set_pointer(
+            &mut after,
+            &linkage_pointer(before, &name, sent)?,
+            Json::Object(identifier),
+        );
+        return Some(after);
+    }
+    None
+}
+
+/// The resource identifier a relationship write's body sends, with its pointer: the one object
+/// of the body (the body or an object member of it, at any depth) holding only text members.
+pub(super) fn identifier_place(body: &Json) -> Option<(String, &Object)> {
+    let mut found = objects(body, String::new())
+        .into_iter()
+        .filter(|(_, object)| {
+            !object.is_empty() && object.iter().all(|(_, v)| v.as_str().is_some())
+        });
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
+}
+
+/// The one member of a held entity holding a relationship's linkage: a pointer with a segment
+/// naming the relationship, holding `null` or an identifier with the sent identifier's members.
+pub(super) fn linkage_pointer(held: &Json, name: &str, sent: &Object) -> Option<String> {
+    fn walk(value: &Json, at: String, found: &mut Vec<String>, test: &dyn Fn(&str, &Json) -> bool) {
+        if test(&at, value) {
+            found.push(at);
+            return;
+        }
+        if let Json::Object(object) = value {
+            for (key, member) in object.iter() {
+                let pointer = format!("{at}/{}", escape_pointer_segment(key));
+                walk(member, pointer, found, test);
+            }
+        }
+    }
+    let named = format!("/{}", escape_pointer_segment(name));
+    let holds_linkage = |at: &str, value: &Json| {
+        let names = at.contains(&format!("{named}/")) || at.ends_with(&named);
+        let shaped = match value {
+            Json::Null => true,
+            Json::Object(object) => {
+                object.len() == sent.len() && sent.iter().all(|(key, _)| object.contains_key(key))
+            }
+            _ => false,
+        };
+        names && shaped && !at.is_empty()
+    };
+    let mut found = Vec::new();
+    walk(held, String::new(), &mut found, &holds_linkage);
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The pointer split around the relationship's name, which its last segment holding the name
 /// holds (`/attributes/assignee_id`, `/relationships/author/data`).
 fn around(pointer: &str, name: &str) -> Option<(String, String)> {
@@ -496,7 +615,7 @@ fn sent_identifier<'h>(
 }
 
 /// The objects of a body with their pointers: the body and its object members, recursively.
-fn objects(value: &Json, at: String) -> Vec<(String, &Object)> {
+pub(super) fn objects(value: &Json, at: String) -> Vec<(String, &Object)> {
     let Json::Object(object) = value else {
         return Vec::new();
     };
@@ -965,6 +1084,44 @@ mod tests {
         assert_eq!(
             changed(&before, &after, ""),
             vec![("/attributes/assignee_id".to_owned(), json("1"))]
+        );
+    }
+
+    #[test]
+    fn the_linkage_is_the_one_member_named_by_the_relationship_holding_an_identifier_or_null() {
+        let sent = json(r#"{"type": "project", "id": "3"}"#);
+        let sent = sent.as_object().expect("object");
+        let task = json(
+            r#"{"id": "13", "attributes": {"project": "x"},
+                "relationships": {"project": {"data": {"id": "1", "type": "project"}},
+                                  "assignee": {"data": null}}}"#,
+        );
+        assert_eq!(
+            linkage_pointer(&task, "project", sent).as_deref(),
+            Some("/relationships/project/data")
+        );
+        assert_eq!(
+            linkage_pointer(&task, "assignee", sent).as_deref(),
+            Some("/relationships/assignee/data")
+        );
+        // No member named so, or one of another shape: none.
+        assert_eq!(linkage_pointer(&task, "owner", sent), None);
+        let two = json(r#"{"a": {"project": null}, "b": {"project": null}}"#);
+        assert_eq!(linkage_pointer(&two, "project", sent), None);
+    }
+
+    #[test]
+    fn the_sent_identifier_is_the_one_object_of_texts() {
+        let body = json(r#"{"data": {"type": "project", "id": "3"}}"#);
+        let (place, sent) = identifier_place(&body).expect("an identifier");
+        assert_eq!(place, "/data");
+        assert_eq!(sent.get("id"), Some(&json(r#""3""#)));
+        // Two such objects, or none: no identifier.
+        let two = json(r#"{"data": {"type": "a", "id": "1"}, "meta": {"note": "x"}}"#);
+        assert_eq!(identifier_place(&two).map(|(place, _)| place), None);
+        assert_eq!(
+            identifier_place(&json(r#"{"data": {"id": 3}}"#)).map(|(p, _)| p),
+            None
         );
     }
 

@@ -224,8 +224,10 @@ fn shown_by(
     let (pointer, children) = identifier_array(body, held, views)?;
     let mut agreed: Option<ToManyLink> = None;
     for key in children {
-        let after = first_shown_after(timeline, views, call.ordinal, key)?;
-        let (linkage, members) = linkage_set((held.get(key)?, &after), parent, adds)?;
+        let before = held.get(key)?;
+        let after = first_shown_after(timeline, views, call.ordinal, key)
+            .or_else(|| linkage_shown_after(timeline, call.ordinal, (key, before), parent))?;
+        let (linkage, members) = linkage_set((before, &after), parent, adds)?;
         let shown = ToManyLink {
             child_type: key.0.clone(),
             linkage,
@@ -474,6 +476,47 @@ pub(super) fn serve(
     }
     commit(&mut live, &change);
     answer
+}
+
+/// A named entity after an add, where no read of it by id shows it: the first read of one of
+/// its relationships' linkage after the call (before any write), `…/{id}/relationships/project`,
+/// whose body holds an identifier naming the parent (each of its members the parent's): the
+/// entity as held before, its member holding that relationship's linkage (see
+/// [`super::relationship::linkage_pointer`]) set to that identifier.
+fn linkage_shown_after(
+    timeline: &Timeline,
+    at: u64,
+    ((_, collection, id), before): (&Key, &Json),
+    parent: &Json,
+) -> Option<Json> {
+    let mut own: Vec<String> = split_path(collection)
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    own.push(id.clone());
+    let start = timeline.ordered.iter().position(|ordinal| *ordinal == at)?;
+    for ordinal in &timeline.ordered[start + 1..] {
+        let read = timeline.get(*ordinal)?;
+        if !matches!(read.method.as_str(), "GET" | "HEAD") {
+            return None;
+        }
+        let segments: Vec<String> = read.segments.iter().map(|s| decoded(s)).collect();
+        if segments.len() != own.len() + 2 || !segments.starts_with(&own) {
+            continue;
+        }
+        let (Some(body), true) = (read.body.as_ref(), read.is_success()) else {
+            continue;
+        };
+        let shown = super::relationship::objects(body, String::new())
+            .into_iter()
+            .find(|(pointer, object)| !pointer.is_empty() && matches_members(object, parent))?;
+        let name = segments.last()?;
+        let at = super::relationship::linkage_pointer(before, name, shown.1)?;
+        let mut after = before.clone();
+        set_pointer(&mut after, &at, Json::Object(shown.1.clone()));
+        return Some(after);
+    }
+    None
 }
 
 #[cfg(test)]
