@@ -824,13 +824,6 @@ pub struct QueryModel {
     /// state's order. Boxed text, as `default_sort`: a model is held in every list view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tie_order: Option<Box<str>>,
-    /// Whether a descending sort lists what its keys find equal in the reverse of the order an
-    /// ascending sort lists them, so that a descending answer is the exact reverse of the
-    /// ascending one (as an index read backwards lists it): learned where only that reproduces a
-    /// recorded descending line with ties (see [`crate::derive::tie_order`]); else ties keep the
-    /// tie order (or the state's) whatever the direction.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub descending_reverses_ties: bool,
     /// The page size value a recorded line showed asking for no bound (`limit=0` listing the
     /// whole collection; see [`crate::derive::default_page`]): a line sending it teaches no
     /// role, and a call sending it (spelled so: `0`, not `00`) is not evaluated, as the bound the
@@ -1126,7 +1119,6 @@ impl QueryModel {
             default_page_size: None,
             default_sort: None,
             tie_order: None,
-            descending_reverses_ties: false,
             unbounded_page_size: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),

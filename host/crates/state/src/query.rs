@@ -547,16 +547,7 @@ fn matches_over(
         .filter(|index| selection.selects(candidates[*index], byte_fields))
         .collect();
     if !selection.sort_keys.is_empty() {
-        let reverses_ties = model.descending_reverses_ties
-            && selection
-                .sort_keys()
-                .first()
-                .is_some_and(|(_, descending)| *descending);
-        let sort_keys = with_tie_order(
-            selection.sort_keys(),
-            model.tie_order.as_deref(),
-            reverses_ties,
-        );
+        let sort_keys = with_tie_order(selection.sort_keys(), model.tie_order.as_deref());
         // A sort by a field no match holds orders nothing the state knows (a sort name the
         // application maps to another field, `show_name` for `name`): not evaluated.
         let unheld = |field: &String| {
@@ -566,10 +557,6 @@ fn matches_over(
         };
         if matched.len() > 1 && sort_keys.iter().any(|(field, _)| unheld(field)) {
             return None;
-        }
-        if reverses_ties {
-            // Ties in the state's order too are listed backwards (the sort is stable).
-            matched.reverse();
         }
         matched.sort_by(|a, b| {
             sort_order(
@@ -934,16 +921,11 @@ impl Cursor {
 }
 
 /// The sort keys with the model's tie order after them (see [`QueryModel::tie_order`]), unless
-/// a key already sorts by its field; each tie key in the other direction when `reversed` (see
-/// [`QueryModel::descending_reverses_ties`]).
-fn with_tie_order(
-    mut keys: Vec<(String, bool)>,
-    tie_order: Option<&str>,
-    reversed: bool,
-) -> Vec<(String, bool)> {
-    for (field, descending) in tie_order.and_then(sort_keys).unwrap_or_default() {
-        if !keys.iter().any(|(sorted, _)| *sorted == field) {
-            keys.push((field, descending != reversed));
+/// a key already sorts by its field.
+fn with_tie_order(mut keys: Vec<(String, bool)>, tie_order: Option<&str>) -> Vec<(String, bool)> {
+    for tie in tie_order.and_then(sort_keys).unwrap_or_default() {
+        if !keys.iter().any(|(field, _)| *field == tie.0) {
+            keys.push(tie);
         }
     }
     keys
@@ -1461,32 +1443,6 @@ mod tests {
         // A key sorting by the tie's field is the call's own.
         assert_eq!(
             run(&model, &[("sort", "-id")], &data),
-            Some(vec![0, 1, 2, 3])
-        );
-    }
-
-    #[test]
-    fn a_descending_sort_reversing_ties_is_the_exact_reverse_of_the_ascending_one() {
-        // Posts 2 and 3 tie on their views; state order is 1, 2, 3, 4.
-        let data = objects(POSTS);
-        let mut model = model(&[("sort", QueryRole::Sort)]);
-        model.descending_reverses_ties = true;
-        assert_eq!(
-            run(&model, &[("sort", "views")], &data),
-            Some(vec![3, 1, 2, 0])
-        );
-        assert_eq!(
-            run(&model, &[("sort", "-views")], &data),
-            Some(vec![0, 2, 1, 3])
-        );
-        // With a tie order, descending sorts break ties by it in the other direction.
-        model.tie_order = Some("-id".into());
-        assert_eq!(
-            run(&model, &[("sort", "views")], &data),
-            Some(vec![3, 2, 1, 0])
-        );
-        assert_eq!(
-            run(&model, &[("sort", "-views")], &data),
             Some(vec![0, 1, 2, 3])
         );
     }

@@ -62,9 +62,6 @@ struct Evaluator<'a> {
     default_sort: Option<Box<str>>,
     /// The key sorts break ties by (see [`QueryModel::tie_order`]).
     tie_order: Option<Box<str>>,
-    /// Whether descending sorts list ties backwards (see
-    /// [`QueryModel::descending_reverses_ties`]).
-    descending_reverses_ties: bool,
     /// The page size value asking for no bound (see [`QueryModel::unbounded_page_size`]).
     unbounded_page_size: Option<u32>,
     /// Whether sorts may repeat (see [`QueryModel::repeated_sort`]): set only to test the lines
@@ -88,7 +85,6 @@ impl<'a> Evaluator<'a> {
             default_page_size: self.default_page_size,
             default_sort: self.default_sort.clone(),
             tie_order: self.tie_order.clone(),
-            descending_reverses_ties: self.descending_reverses_ties,
             unbounded_page_size: self.unbounded_page_size,
             repeated_sort: self.repeated_sort,
             ..QueryModel::of_roles(&[])
@@ -292,31 +288,29 @@ fn choose_with_null_placement<'o>(
     (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
     (default_page_size, default_sort, unbounded_page_size): DefaultPage,
 ) -> Option<(Evaluator<'o>, ChosenRoles)> {
-    let evaluator =
-        |nulls_first: bool, (tie_order, descending_reverses_ties): TieBreak| Evaluator {
-            collections: collections
-                .iter()
-                .map(|(key, indexes)| {
-                    let candidates = indexes.iter().map(|index| &objects[index]).collect();
-                    (key.clone(), (indexes.clone(), candidates))
-                })
-                .collect(),
-            memo: HashMap::new(),
-            nulls_first,
-            default_page_size,
-            default_sort: default_sort.clone(),
-            tie_order,
-            descending_reverses_ties,
-            unbounded_page_size,
-            repeated_sort: false,
-        };
+    let evaluator = |nulls_first: bool, tie_order: Option<Box<str>>| Evaluator {
+        collections: collections
+            .iter()
+            .map(|(key, indexes)| {
+                let candidates = indexes.iter().map(|index| &objects[index]).collect();
+                (key.clone(), (indexes.clone(), candidates))
+            })
+            .collect(),
+        memo: HashMap::new(),
+        nulls_first,
+        default_page_size,
+        default_sort: default_sort.clone(),
+        tie_order,
+        unbounded_page_size,
+        repeated_sort: false,
+    };
     let testable = lines.len() - untestable.len();
     let answers =
         |found: &Option<ChosenRoles>| found.as_ref().map_or(0, |(_, answered)| answered.len());
     let mut best: Option<(Evaluator<'o>, ChosenRoles)> = None;
-    for tie_break in tie_breaks(lines, options, identity, &evaluator(false, (None, false))) {
+    for tie_order in tie_orders(lines, options, identity, &evaluator(false, None)) {
         for nulls_first in [false, true] {
-            let mut trial = evaluator(nulls_first, tie_break.clone());
+            let mut trial = evaluator(nulls_first, tie_order.clone());
             let chosen = choose_roles(lines, options, untestable, &mut trial);
             let count = answers(&chosen);
             if count == testable {
@@ -331,20 +325,15 @@ fn choose_with_null_placement<'o>(
     best
 }
 
-/// A tie order (see [`QueryModel::tie_order`]) and whether descending sorts list ties backwards
-/// (see [`QueryModel::descending_reverses_ties`]).
-type TieBreak = (Option<Box<str>>, bool);
-
-/// The tie breaks tried, in order: the state's order (`None`), then, when some line names a
-/// parameter that may sort, the identity's directions that order some collection otherwise (see
-/// [`super::tie_order::candidates`]), then each of these with descending sorts listing ties
-/// backwards.
-fn tie_breaks(
+/// The tie orders tried, in order: the state's (`None`), then, when some line names a parameter
+/// that may sort, the identity's directions that order some collection otherwise (see
+/// [`super::tie_order::candidates`]).
+fn tie_orders(
     lines: &[QueryLine<'_>],
     options: &BTreeMap<String, Vec<QueryRole>>,
     identity: &str,
     evaluator: &Evaluator<'_>,
-) -> Vec<TieBreak> {
+) -> Vec<Option<Box<str>>> {
     let may_sort = lines.iter().any(|line| {
         line.arguments.iter().any(|(name, _)| {
             options
@@ -352,20 +341,19 @@ fn tie_breaks(
                 .is_some_and(|roles| roles.contains(&QueryRole::Sort))
         })
     });
-    if !may_sort {
-        return vec![(None, false)];
+    let mut tie_orders = vec![None];
+    if may_sort {
+        let collections = evaluator
+            .collections
+            .values()
+            .map(|(_, candidates)| candidates.as_slice());
+        tie_orders.extend(
+            super::tie_order::candidates(identity, collections)
+                .into_iter()
+                .map(|tie_order| Some(tie_order.into_boxed_str())),
+        );
     }
-    let collections = evaluator
-        .collections
-        .values()
-        .map(|(_, candidates)| candidates.as_slice());
-    let identity_orders = super::tie_order::candidates(identity, collections).into_iter();
-    let tie_orders: Vec<Option<Box<str>>> = std::iter::once(None)
-        .chain(identity_orders.map(|tie_order| Some(tie_order.into_boxed_str())))
-        .collect();
-    let reversed = tie_orders.iter().map(|order| (order.clone(), true));
-    let forward = tie_orders.iter().map(|order| (order.clone(), false));
-    forward.chain(reversed).collect()
+    tie_orders
 }
 
 /// The roles link parameters may play, by name, and the links learned for names only the

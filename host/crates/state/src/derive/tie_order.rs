@@ -6,15 +6,10 @@
 //! descending, is then the candidate a list's recorded sorted lines choose between, as they
 //! choose where null keys sort ([`QueryModel::nulls_first`]). A direction is a candidate only
 //! where it orders some collection the lines read otherwise than the state's order does: else it
-//! breaks every tie as the state does, and the lines cannot tell it apart. Each tie order is also
-//! tried with descending sorts listing ties backwards, so that a descending answer is the exact
-//! reverse of the ascending one ([`QueryModel::descending_reverses_ties`]), an application's
-//! index read backwards (Flask-AppBuilder's `order_direction:desc`); it is taken only where it
-//! answers more recorded lines.
+//! breaks every tie as the state does, and the lines cannot tell it apart.
 //!
 //! [`QueryModel::tie_order`]: crate::model::QueryModel::tie_order
 //! [`QueryModel::nulls_first`]: crate::model::QueryModel::nulls_first
-//! [`QueryModel::descending_reverses_ties`]: crate::model::QueryModel::descending_reverses_ties
 
 use std::cmp::Ordering;
 
@@ -114,51 +109,27 @@ mod tests {
         assert_eq!(candidates_of("id", &[texts]), ["id"]);
     }
 
-    /// The query model the posts list learned from a plain line listing `plain` (ids) and
-    /// lines sorted by each `sort` listing its `sorted`, when it learned the sort.
-    fn learned_model(
-        plain: [u64; 4],
-        lines: &[(&str, [u64; 4])],
-    ) -> Option<crate::model::QueryModel> {
+    /// The tie order the posts list learned from a plain line listing `plain` (ids) and a line
+    /// sorted by views listing `sorted`.
+    fn learned_tie_order(plain: [u64; 4], sorted: [u64; 4]) -> Option<Option<String>> {
         use crate::derive::tests::{derive, record};
         use serde_json::json;
         let post = |id: u64| json!({"id": id, "title": format!("post {id}"), "views": id % 2});
         let listed = |ids: [u64; 4]| json!(ids.map(post));
-        let mut records = vec![record(0, "GET", "/posts", 200, listed(plain))];
-        for (ordinal, (sort, sorted)) in (1..).zip(lines) {
-            let target = format!("/posts?sort={sort}");
-            records.push(record(ordinal, "GET", &target, 200, listed(*sorted)));
-        }
-        let fixture = derive(records);
+        let fixture = derive(vec![
+            record(0, "GET", "/posts", 200, listed(plain)),
+            record(1, "GET", "/posts?sort=views", 200, listed(sorted)),
+        ]);
         match fixture.view("get_posts") {
             crate::model::ViewDetail::List(list) => {
-                let model = list.query.clone()?;
-                model.parameters.contains_key("sort").then_some(model)
+                let model = list.query.as_ref()?;
+                model
+                    .parameters
+                    .contains_key("sort")
+                    .then(|| model.tie_order.as_deref().map(str::to_owned))
             }
             other => panic!("a list view: {other:?}"),
         }
-    }
-
-    /// The tie order the posts list learned from a plain line listing `plain` (ids) and a line
-    /// sorted by views listing `sorted`.
-    fn learned_tie_order(plain: [u64; 4], sorted: [u64; 4]) -> Option<Option<String>> {
-        learned_model(plain, &[("views", sorted)])
-            .map(|model| model.tie_order.as_deref().map(str::to_owned))
-    }
-
-    #[test]
-    fn a_descending_sort_listing_ties_backwards_learns_to_reverse_them() {
-        // Oldest first. By views ascending (views 0: posts 2, 4; views 1: posts 1, 3), ties in
-        // the state's order; descending, ties listed backwards: the exact reverse.
-        let ascending = ("views", [2, 4, 1, 3]);
-        let reversed = ("-views", [3, 1, 4, 2]);
-        let model = learned_model([1, 2, 3, 4], &[ascending, reversed]).expect("a sort");
-        assert!(model.descending_reverses_ties, "{model:?}");
-        assert_eq!(model.record_ordinals, [1, 2]);
-        // Ties in the state's order both ways: nothing reversed.
-        let kept = ("-views", [1, 3, 2, 4]);
-        let model = learned_model([1, 2, 3, 4], &[ascending, kept]).expect("a sort");
-        assert!(!model.descending_reverses_ties, "{model:?}");
     }
 
     #[test]
