@@ -227,3 +227,15 @@ fn a_has_condition_reads_the_linked_resource_and_any_without_a_join_is_refused()
     let line = "GET /api/project?filter[objects]=%5B%7B%22name%22%3A%22tasks%22,%22op%22%3A%22any%22,%22val%22%3A%7B%22name%22%3A%22priority%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%7D%5D";
     assert_probe_refused("get_project", line);
 }
+
+#[test]
+fn a_linkage_route_mints_its_related_link_from_the_call_path() {
+    // Build entries 54 and 55 read tasks 1's linkage routes; the probe reads task 3's assignee
+    // route (probe-reads step 51), whose `links.related` no task holds.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let tool = "get_task_relationships_assignee_by_task_id";
+    let answer = read_by_id(&served, tool, "3");
+    let (status, live) = crate::state_support::live_answer(APP, "probe-reads", 51);
+    assert_eq!(status, 200);
+    assert_eq!(answer, live);
+}

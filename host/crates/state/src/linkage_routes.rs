@@ -35,6 +35,9 @@ pub enum LinkageText {
     /// The entity's text member at the pointer these two parts spell around the relationship's
     /// name (`/relationships/` + `tasks` + `/links/related`).
     Entity(String, String),
+    /// The related route's path after this prefix: the call's path without its segment before
+    /// the relationship's name (`/api/task/1/assignee` for `/api/task/1/relationships/assignee`).
+    Related(String),
 }
 
 /// A learned linkage route (see the module docs).
@@ -251,19 +254,50 @@ fn minted_text(
     {
         return Some((member.to_owned(), LinkageText::Request(prefix.to_owned())));
     }
+    if let Some(source) = entity_text(value, shown, (parent, name), &text) {
+        return Some((member.to_owned(), source));
+    }
+    let prefix = value.strip_suffix(related_path(&last.path)?.as_str())?;
+    let agrees = shown.iter().all(|(read, body, ..)| {
+        let related = related_path(&read.path).map(|path| format!("{prefix}{path}"));
+        related.is_some() && text(body) == related
+    });
+    agrees.then(|| (member.to_owned(), LinkageText::Related(prefix.to_owned())))
+}
+
+/// The entity's text member of the same relationship every read's member spells
+/// ([`LinkageText::Entity`]), when there is one.
+fn entity_text(
+    value: &str,
+    shown: &[(&Observation, &Json, &Entity, Json)],
+    (parent, name): (&Entity, &str),
+    text: &dyn Fn(&Json) -> Option<String>,
+) -> Option<LinkageText> {
     let mut texts = Vec::new();
     string_leaves(&parent.fields, String::new(), &mut texts);
     let (at, _) = texts
         .into_iter()
         .find(|(at, text)| *text == value && at.contains(&format!("/{name}/")))?;
     let (before, after) = at.split_once(&format!("/{name}/"))?;
-    let source = LinkageText::Entity(format!("{before}/"), format!("/{after}"));
     let agrees = shown.iter().all(|(read, body, entity, _)| {
         let name = segments(&read.path).last().copied().unwrap_or_default();
         let pointer = format!("{before}/{name}/{after}");
         text(body).as_deref() == entity.fields.pointer(&pointer).and_then(Json::as_str)
     });
-    agrees.then(|| (member.to_owned(), source))
+    agrees.then(|| LinkageText::Entity(format!("{before}/"), format!("/{after}")))
+}
+
+/// A linkage route's path without its segment before the relationship's name: the related
+/// route's (`/api/task/1/relationships/assignee` → `/api/task/1/assignee`); `None` for a path
+/// of fewer than three segments.
+fn related_path(path: &str) -> Option<String> {
+    let mut kept = segments(path);
+    if kept.len() < 3 {
+        return None;
+    }
+    kept.remove(kept.len() - 2);
+    let slash = if path.ends_with('/') { "/" } else { "" };
+    Some(format!("/{}{slash}", kept.join("/")))
 }
 
 /// The string leaves of a value's objects, by pointer, down to four levels.
@@ -312,6 +346,7 @@ impl LinkageRoute {
                     let pointer = format!("{before}{name}{after}");
                     parent.fields.pointer(&pointer)?.as_str()?.to_owned()
                 }
+                LinkageText::Related(prefix) => format!("{prefix}{}", related_path(path)?),
             };
             *crate::render::pointer_mut(&mut body, member)? = Json::String(text.into());
         }
@@ -438,5 +473,40 @@ mod tests {
                 r#"{"data": [], "links": {"related": "/people/4/tasks", "self": "/people/4/relationships/tasks"}}"#
             )
         );
+    }
+
+    #[test]
+    fn a_related_link_no_entity_holds_is_minted_from_the_call_path() {
+        // The tasks hold no `links.related`; every read's is its path without `relationships`.
+        let held = [
+            task("5", Some("3")),
+            task("7", Some("4")),
+            person("3", &["5"]),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let body = |id: &str, owner: &str| {
+            format!(
+                r#"{{"data": {{"type": "person", "id": "{owner}"}}, "links": {{"related": "/tasks/{id}/owner", "self": "/tasks/{id}/relationships/owner"}}}}"#
+            )
+        };
+        let reads = [read(40, "/tasks/5/relationships/owner", &body("5", "3"))];
+        let reads: Vec<&Observation> = reads.iter().collect();
+        let route = route_of("get_route", &reads, &rule(), (&held, 1)).expect("a route");
+        let related = (
+            "/links/related".to_owned(),
+            LinkageText::Related(String::new()),
+        );
+        assert!(route.minted.contains(&related), "{:?}", route.minted);
+        let answer = route.answer(
+            (&rule(), &json(&body("5", "3"))),
+            "/tasks/7/relationships/owner",
+            &held,
+        );
+        assert_eq!(answer, Some(json(&body("7", "4"))));
+        assert_eq!(
+            related_path("/a/1/relationships/b/").as_deref(),
+            Some("/a/1/b/")
+        );
+        assert_eq!(related_path("/a/b"), None);
     }
 }
