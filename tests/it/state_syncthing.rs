@@ -1,8 +1,9 @@
 //! Syncthing 1.19 (corpus app `syncthing`, its REST config API), an application the state engine
-//! was not developed on: a folder's defaults document lists its device shares
-//! (`{deviceID, introducedBy: "", encryptionPassword: ""}`), which agree with a device on its id
-//! and empty texts only; they are no devices (`derive/lists.rs::mostly_agrees`), so the device
-//! writes are not withheld for a view that cannot render a device in full.
+//! was not developed on: a folder's defaults document is shaped as a folder, its device shares
+//! (`{deviceID, introducedBy: "", encryptionPassword: ""}`) beside its settings
+//! (`derive/lists.rs::shaped_as_held_entity`), so a folder create takes what it leaves out from
+//! it, each share it sends gains the members every share holds (`writes/item_defaults.rs`), and
+//! a device delete takes the device's share out of every folder (the dependents rule's pull).
 
 const APP: &str = "syncthing";
 
@@ -16,12 +17,51 @@ fn the_device_merge_and_replace_are_served() {
         let plan = crate::state_support::write_plan(&served, tool);
         assert!(plan.served, "{tool}: {plan:?}");
     }
-    let rea_state::model::ViewDetail::List(shares) =
-        crate::state_support::view_detail(&served, "get_rest_config_defaults_folder")
-    else {
-        panic!("the defaults folder's shares")
+    // The folder defaults are a document shaped as a folder, its device shares beside its
+    // settings, not a list of shares.
+    let detail = crate::state_support::view_detail(&served, "get_rest_config_defaults_folder");
+    assert!(
+        matches!(detail, rea_state::model::ViewDetail::Document(_)),
+        "{detail:?}"
+    );
+}
+
+#[test]
+fn a_folder_create_fills_its_shares_and_a_device_delete_leaves_every_folder() {
+    // Build entries 17, 20 and 75 create folders: the members a create leaves out are the
+    // folder defaults' (entry 6), and each device share it sends gains `introducedBy` and
+    // `encryptionPassword` '', the shares sorted by device id (entry 33's PATCH sent them
+    // unsorted). Entry 56 deleted the phone, and photos no longer shared with it (entry 59).
+    let served = crate::state_support::serve_corpus_app(APP);
+    for tool in [
+        "post_rest_config_folders",
+        "patch_rest_config_folders_by_id",
+        "delete_rest_config_devices_by_device_id",
+    ] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {plan:?}");
+    }
+    let har = crate::state_support::corpus_dir(APP).join("probe-crud.har");
+    let probes = rea_evidence::capture::capture_records(&crate::state_support::capture_file(&har))
+        .expect("probe records");
+    let call = |step: usize| {
+        let (tool, arguments) =
+            crate::state_support::agreement::route(&served, &probes[step]).expect("a tool");
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(!is_error, "step {step}: {answer:#}");
+        answer
     };
-    assert_ne!(shares.entity_type, "/rest/config/devices");
+    call(1);
+    let (_, live) = crate::state_support::live_answer(APP, "probe-crud", 2);
+    assert_eq!(call(2).get("body"), Some(&live), "the created folder");
+    call(23);
+    let (_, live) = crate::state_support::live_answer(APP, "probe-crud", 25);
+    let docs = call(25);
+    assert_eq!(
+        docs.pointer("/body/devices"),
+        live.get("devices"),
+        "{docs:#}"
+    );
 }
 
 #[test]

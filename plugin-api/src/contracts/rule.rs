@@ -239,7 +239,8 @@ pub struct ObservedDependent {
     /// Its type (the collection template its item view reads).
     pub entity_type: String,
     /// The members whose value (as text) is the deleted entity's id: a top-level member by its
-    /// name, a member nested in object members by its JSON pointer (starting with `/`).
+    /// name, a member nested in object members by its JSON pointer (starting with `/`), the
+    /// items of an array by a `*` segment (`/devices/*/deviceID`: some item's member holds it).
     pub fields: Vec<String>,
     /// The entity as the state held it before the delete.
     pub before: Value,
@@ -268,6 +269,11 @@ pub enum DependentAction {
     Remove,
     /// Its member is set to `null` (the relation is cleared).
     Clear,
+    /// The items of its array naming the deleted entity are taken out, the others kept (a
+    /// membership list: a folder's `devices`, `[{"deviceID": …}]`, losing a deleted device). The
+    /// field names the array's items with a `*` segment (`/devices/*/deviceID`, `/tags/*`).
+    /// Added after `Clear`: an older host reads no rule naming it.
+    Pull,
 }
 
 /// A read after a write that shows the written entity or its collection.

@@ -7,7 +7,9 @@
 //! by id after the delete showed it ([`ObservedDependent`]). A dependent read back absent
 //! (`404`) says the delete removes the entities referring to it through that member (a cascade);
 //! one read back with that member `null` (or the object holding it `null`: a JSON:API linkage's
-//! `data` cleared whole) says the delete clears the relation. A dependent read back
+//! `data` cleared whole) says the delete clears the relation; one whose array of members
+//! (`/devices/*/deviceID`: some item names the deleted entity) lost items and kept the others in
+//! order says the delete pulls it from such arrays. A dependent read back
 //! with the member unchanged says the relation is not followed. One delete is enough when the
 //! pattern is unambiguous: a removed dependent names exactly one member holding the id (two such
 //! members cannot be told apart), and no recorded delete showed a dependent of that type and member
@@ -49,6 +51,8 @@ pub struct DependentsRule;
 struct Seen {
     removed: bool,
     cleared: bool,
+    /// An array's items naming the deleted entity taken out, the others kept.
+    pulled: bool,
     /// A dependent read back with the member as it was (or otherwise changed).
     kept: bool,
 }
@@ -72,6 +76,24 @@ fn holder_null(value: &Value, field: &str) -> bool {
     })
 }
 
+/// Whether a dependent's array (the pointer before a field's `*` segment) lost items and kept
+/// the others in order: `Some(true)`; `Some(false)` when it is as it was; `None` otherwise.
+fn pulled(before: &Value, after: &Value, field: &str) -> Option<bool> {
+    let (array, _) = field.split_once("/*")?;
+    let before = before.pointer(array)?.as_array()?;
+    let after = after.pointer(array)?.as_array()?;
+    if before == after {
+        return Some(false);
+    }
+    let mut remaining = after.iter().peekable();
+    for item in before {
+        if remaining.peek() == Some(&item) {
+            remaining.next();
+        }
+    }
+    (remaining.next().is_none() && after.len() < before.len()).then_some(true)
+}
+
 /// Notes what one dependent shows, per member holding the deleted id.
 fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDependent) {
     for field in &dependent.fields {
@@ -82,6 +104,10 @@ fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDepende
             // Which of several members carried the relation is not shown by a removal.
             None if dependent.fields.len() == 1 => entry.removed = true,
             None => {}
+            Some(after) if field.contains("/*") => match pulled(&dependent.before, after, field) {
+                Some(true) => entry.pulled = true,
+                _ => entry.kept = true,
+            },
             Some(after) => match member_at(after, field) {
                 Some(Value::Null) => entry.cleared = true,
                 None if holder_null(after, field) => entry.cleared = true,
@@ -116,9 +142,10 @@ impl StateRule for DependentsRule {
         let dependents: Vec<DependentEffect> = seen
             .into_iter()
             .filter_map(|((entity_type, field), seen)| {
-                let action = match (seen.removed, seen.cleared, seen.kept) {
-                    (true, false, false) => DependentAction::Remove,
-                    (false, true, false) => DependentAction::Clear,
+                let action = match (seen.removed, seen.cleared, seen.pulled, seen.kept) {
+                    (true, false, false, false) => DependentAction::Remove,
+                    (false, true, false, false) => DependentAction::Clear,
+                    (false, false, true, false) => DependentAction::Pull,
                     _ => return None,
                 };
                 Some(DependentEffect {
@@ -227,6 +254,31 @@ mod tests {
             learned(learn(Effect::Delete, vec![call])),
             [effect("/tickets", "customerId", DependentAction::Clear)]
         );
+    }
+
+    #[test]
+    fn an_array_read_back_without_the_items_naming_the_entity_learns_a_pull() {
+        let before = json!({"id": "docs", "devices": [{"deviceID": "A"}, {"deviceID": "B"}, {"deviceID": "C"}]});
+        let field = "/devices/*/deviceID";
+        let call = |after: serde_json::Value| {
+            observed_call(56).dependent("/folders", &[field], before.clone(), Some(after))
+        };
+        let pulled = call(json!({"id": "docs", "devices": [{"deviceID": "A"}, {"deviceID": "C"}]}));
+        assert_eq!(
+            learned(learn(Effect::Delete, vec![pulled.clone()])),
+            [effect("/folders", field, DependentAction::Pull)]
+        );
+        // The array as it was, or reordered, teaches no pull.
+        let kept = call(before.clone());
+        let reordered =
+            call(json!({"id": "docs", "devices": [{"deviceID": "C"}, {"deviceID": "A"}]}));
+        for other in [kept, reordered] {
+            let outcome = learn(Effect::Delete, vec![pulled.clone(), other]);
+            assert!(
+                matches!(outcome, LearnOutcome::NoExplanation { .. }),
+                "{outcome:?}"
+            );
+        }
     }
 
     #[test]

@@ -353,6 +353,9 @@ pub fn plan(
         .into_iter()
         .filter(|line| holds_list_at(line, &pointer))
         .collect();
+    if shaped_as_held_entity(entities, &lines, &pointer) {
+        return Err(None);
+    }
     let (entity_type, resolved) = match held_member_type(entities, tool, &lines, &pointer) {
         Some(found) => found,
         None => own_member_type(entities, tool, &lines, &pointer)?,
@@ -390,6 +393,38 @@ pub fn plan(
         lines: lines.iter().map(|line| line.ordinal).collect(),
         members,
         row_documents: BTreeSet::new(),
+    })
+}
+
+/// Whether the lines' bodies are objects shaped as the entities of one held type rather than
+/// envelopes of a list: each holds the array at `pointer` in a top-level member, every one of
+/// its members (three or more, the array's among them) is a member some entity of that type
+/// holds, and the array's objects are not shaped so (Syncthing's `/rest/config/defaults/folder`,
+/// a folder's settings with its device shares beside them, is a document shaped as a folder, not
+/// a list; a folder tree's listing, whose entries are of its own type, stays a list).
+fn shaped_as_held_entity(entities: &Entities, lines: &[&Observation], pointer: &str) -> bool {
+    let top_level = pointer.len() > 1 && !pointer[1..].contains('/');
+    let bodies: Vec<&Object> = lines
+        .iter()
+        .filter_map(|line| line.body.as_ref()?.as_object())
+        .collect();
+    if !top_level || bodies.is_empty() || bodies.len() != lines.len() {
+        return false;
+    }
+    let held = crate::selection::held_fields(&entities.list);
+    let shaped = |object: &Object, fields: &BTreeSet<&str>| {
+        object.len() >= 3 && object.iter().all(|(key, _)| fields.contains(key))
+    };
+    held.values().any(|fields| {
+        bodies.iter().all(|body| {
+            let items = body.get(&pointer[1..]).and_then(Json::as_array);
+            let item_shaped = items
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_object)
+                .any(|item| shaped(item, fields));
+            shaped(body, fields) && !item_shaped
+        })
     })
 }
 
@@ -1967,5 +2002,32 @@ mod tests {
             Some("/db/tasks.backup".into())
         );
         assert_eq!(listed("/other/tasks.json", "/db/{table}"), None);
+    }
+
+    #[test]
+    fn a_body_shaped_as_a_held_entity_with_an_array_of_other_objects_is_no_list() {
+        use crate::derive::tests::{derive, record};
+        use crate::model::ViewDetail;
+        use serde_json::json;
+        let folder = |id: &str| json!({"id": id, "label": id, "paused": false, "devices": [{"deviceID": "A"}]});
+        let tree = json!({"name": "", "path": "", "type": "directory",
+            "content": [{"name": "a", "path": "a", "type": "file", "content": null}]});
+        let fixture = derive(vec![
+            record(
+                0,
+                "GET",
+                "/folders",
+                200,
+                json!([folder("docs"), folder("music")]),
+            ),
+            record(1, "GET", "/defaults/folder", 200, folder("")),
+            record(2, "GET", "/contents", 200, tree),
+        ]);
+        assert!(matches!(
+            fixture.view("get_defaults_folder"),
+            ViewDetail::Document(_)
+        ));
+        // A listing whose entries are of its own type stays a list.
+        assert!(matches!(fixture.view("get_contents"), ViewDetail::List(_)));
     }
 }

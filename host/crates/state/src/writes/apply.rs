@@ -1387,14 +1387,7 @@ impl Applying<'_, '_> {
                 placed.push((pointer, value.clone()));
                 continue;
             }
-            match (model.merged.get(key), value) {
-                (Some(gained), Json::Object(entries)) => {
-                    object.insert(key, super::merged::merge_into(None, entries, gained));
-                }
-                _ => {
-                    object.insert(key, value.clone());
-                }
-            }
+            object.insert(key, created_value(&model, key, value));
         }
         for (key, value) in &model.defaults {
             if !object.contains_key(key) {
@@ -1777,6 +1770,8 @@ impl Applying<'_, '_> {
             if let (Some(gained), Json::Object(entries)) = (model.merged.get(key), value) {
                 let merged = super::merged::merge_into(object.get(key), entries, gained);
                 object.insert(key, merged);
+            } else if let Some(defaults) = model.item_defaults.get(key) {
+                object.insert(key, super::item_defaults::stored(defaults, value));
             } else if let Some(pointer) = model.sent_as.get(key) {
                 placed.push((pointer.clone(), value.clone()));
             } else if value.is_null() && model.null_removes {
@@ -2386,5 +2381,18 @@ mod moved_tests {
             moved_collection(&before, &after, "4").expect("kept"),
             "/studies"
         );
+    }
+}
+
+/// A sent member's value as a create stores it: an array's items with the members they gain
+/// (see `writes::item_defaults`), a merged member's entries with theirs (see `writes::merged`),
+/// any other value as sent.
+fn created_value(model: &FieldModel, key: &str, value: &Json) -> Json {
+    if let Some(defaults) = model.item_defaults.get(key) {
+        return super::item_defaults::stored(defaults, value);
+    }
+    match (model.merged.get(key), value) {
+        (Some(gained), Json::Object(entries)) => super::merged::merge_into(None, entries, gained),
+        _ => value.clone(),
     }
 }

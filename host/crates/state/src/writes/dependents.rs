@@ -56,7 +56,7 @@ pub(super) fn members_naming(
             continue;
         }
         let escaped = format!("/{}", escape_pointer_segment(name));
-        if matches!(value, Json::Object(_)) {
+        if matches!(value, Json::Object(_) | Json::Array(_)) {
             nested_holding(value, &escaped, (collection, id), &mut found);
         } else if scalar_text(value).is_some_and(|text| names(&text, collection, id)) {
             // A name that reads as a pointer is spelled as one.
@@ -76,7 +76,8 @@ fn names(text: &str, collection: &str, id: &str) -> bool {
 }
 
 /// The pointers below `at` of the scalar members nested in object members naming the entity
-/// `id` of `collection` (see [`members_naming`]).
+/// `id` of `collection` (see [`members_naming`]), an array's items by a `*` segment
+/// (`/devices/*/deviceID`), each pointer once.
 fn nested_holding(value: &Json, at: &str, deleted: (&str, &str), found: &mut Vec<String>) {
     match value {
         Json::Object(object) => {
@@ -85,13 +86,62 @@ fn nested_holding(value: &Json, at: &str, deleted: (&str, &str), found: &mut Vec
                 nested_holding(inner, &pointer, deleted, found);
             }
         }
-        Json::Array(_) => {}
+        Json::Array(items) => {
+            let pointer = format!("{at}/*");
+            for item in items {
+                nested_holding(item, &pointer, deleted, found);
+            }
+        }
         scalar => {
-            if scalar_text(scalar).is_some_and(|text| names(&text, deleted.0, deleted.1)) {
+            let named = scalar_text(scalar).is_some_and(|text| names(&text, deleted.0, deleted.1));
+            if named && !found.iter().any(|known| known == at) {
                 found.push(at.to_owned());
             }
         }
     }
+}
+
+/// Whether an entity's member a dependent effect's field names (see [`member_at`]; an array's
+/// items by a `*` segment, some item's member; `""`: the value itself) names the deleted entity.
+fn names_at(fields: &Json, field: &str, deleted: &Entity) -> bool {
+    let Some((array, rest)) = field.split_once("/*") else {
+        let member = if field.is_empty() {
+            Some(fields)
+        } else {
+            member_at(fields, field)
+        };
+        return member
+            .and_then(scalar_text)
+            .is_some_and(|text| names(&text, &deleted.collection, &deleted.id));
+    };
+    let items = member_at(fields, array).and_then(Json::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .any(|item| names_at(item, rest, deleted))
+}
+
+/// Takes the items naming the deleted entity out of the array a pull's field names (see
+/// [`names_at`]).
+fn pull_items(fields: &mut Json, field: &str, deleted: &Entity) {
+    let Some((array, rest)) = field.split_once("/*") else {
+        return;
+    };
+    let Some(Json::Array(items)) = pointer_mut(fields, array) else {
+        return;
+    };
+    items.retain(|item| !names_at(item, rest, deleted));
+}
+
+/// The member at a pointer (or a top-level member's name), mutable.
+fn pointer_mut<'f>(fields: &'f mut Json, field: &str) -> Option<&'f mut Json> {
+    if !field.starts_with('/') {
+        return match fields {
+            Json::Object(object) => object.get_mut(field),
+            _ => None,
+        };
+    }
+    crate::render::pointer_mut(fields, field)
 }
 
 /// The member a dependent effect's field names in an entity's fields: a JSON pointer when it
@@ -399,6 +449,9 @@ fn candidates<'a>(
         .iter()
         .map(|effect| (effect.entity_type.as_str(), effect.field.as_str()));
     let spellings = crate::item_uris::spellings(&deleted.collection, &deleted.id);
+    if effects.iter().any(|effect| effect.field.contains("/*")) {
+        return Box::new(state.entities());
+    }
     match state.referring(fields, &spellings) {
         Some(referring) => Box::new(referring.into_iter()),
         None => Box::new(state.entities()),
@@ -411,6 +464,7 @@ fn candidates<'a>(
 pub(crate) fn looked_up(effects: &[DependentEffect]) -> Vec<(String, String)> {
     effects
         .iter()
+        .filter(|effect| !effect.field.contains("/*"))
         .map(|effect| (effect.entity_type.clone(), effect.field.clone()))
         .collect()
 }
@@ -431,9 +485,7 @@ pub(crate) fn changed(
         let Some(effect) = effects.iter().find(|effect| {
             effect.entity_type == entity.entity_type
                 && entity.entity_type != deleted.entity_type
-                && member_at(&entity.fields, &effect.field)
-                    .and_then(scalar_text)
-                    .is_some_and(|text| names(&text, &deleted.collection, &deleted.id))
+                && names_at(&entity.fields, &effect.field, deleted)
         }) else {
             continue;
         };
@@ -444,6 +496,11 @@ pub(crate) fn changed(
                 let field = identifier_holding(&entity.fields, &effect.field, deleted)
                     .unwrap_or(&effect.field);
                 clear_member(&mut after.fields, field);
+                Some(after)
+            }
+            DependentAction::Pull => {
+                let mut after = entity.clone();
+                pull_items(&mut after.fields, &effect.field, deleted);
                 Some(after)
             }
         };
@@ -673,5 +730,41 @@ mod tests {
         );
         state.keep_referrers("/api/book", "author");
         assert_eq!(changed(&state, &author, &effects), walked);
+    }
+
+    #[test]
+    fn an_array_item_naming_the_deleted_entity_is_found_by_a_star_and_pulled() {
+        let device = entity("/devices", "/devices", "B", r#"{"deviceID": "B"}"#);
+        let folder = |id: &str, devices: &str| {
+            let fields = format!(r#"{{"id": "{id}", "devices": {devices}, "tags": ["B", "x"]}}"#);
+            entity("/folders", "/folders", id, &fields)
+        };
+        let docs = folder(
+            "docs",
+            r#"[{"deviceID": "A"}, {"deviceID": "B", "by": ""}]"#,
+        );
+        assert_eq!(
+            members_holding(&docs.fields, "id", "B"),
+            ["/devices/*/deviceID", "/tags/*"]
+        );
+        let held = vec![
+            device.clone(),
+            docs,
+            folder("music", r#"[{"deviceID": "A"}]"#),
+        ];
+        let state = LiveState::new(held, Vec::new());
+        let effect = DependentEffect {
+            entity_type: "/folders".to_owned(),
+            field: "/devices/*/deviceID".to_owned(),
+            action: DependentAction::Pull,
+        };
+        assert!(looked_up(std::slice::from_ref(&effect)).is_empty());
+        let changed = changed(&state, &device, &[effect]);
+        assert_eq!(changed.len(), 1, "music names no B");
+        let after = changed[0].1.as_ref().expect("kept");
+        assert_eq!(
+            after.fields.to_canonical_string(),
+            r#"{"devices":[{"deviceID":"A"}],"id":"docs","tags":["B","x"]}"#
+        );
     }
 }

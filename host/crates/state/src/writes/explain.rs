@@ -370,6 +370,7 @@ impl Explanation {
     ) -> Self {
         let mut explanation = Self::default();
         explanation.model.merged = super::merged::learn_merged(effect, observed);
+        explanation.model.item_defaults = super::item_defaults::learn(effect, observed);
         for seen in observed {
             let mut residual = Residual::new();
             let mut unsent = Residual::new();
@@ -412,7 +413,7 @@ impl Explanation {
         unstored: Unstored,
     ) {
         for (key, value) in sent.iter() {
-            if self.model.merged.contains_key(key) {
+            if self.model.merged.contains_key(key) || self.model.item_defaults.contains_key(key) {
                 continue;
             }
             match after.get(key) {

@@ -1002,6 +1002,7 @@ fn refuse_unshown_shapes(
     explained.extend(rule_owners(&draft.plan));
     if let Some(fields) = &draft.plan.fields {
         explained.extend(fields.merged.keys().cloned());
+        explained.extend(fields.item_defaults.keys().cloned());
         explained.extend(fields.unstored.iter().cloned());
     }
     drop_unshown_shapes(body, sent, observed, stored, &explained);

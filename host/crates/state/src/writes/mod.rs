@@ -59,6 +59,7 @@ mod encoded_members;
 mod explain;
 pub mod guarded;
 mod input_spelling;
+pub mod item_defaults;
 mod keyed;
 mod keyed_refusal;
 mod learn;

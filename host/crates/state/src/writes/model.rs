@@ -768,6 +768,10 @@ pub struct FieldModel {
     /// set gained with one value, `{"contributors": []}`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub merged: BTreeMap<String, Json>,
+    /// Sent arrays of objects whose items the write stores with gained members, in an order (see
+    /// `writes::item_defaults`): member → what it does to the items.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub item_defaults: BTreeMap<String, super::item_defaults::ItemDefaults>,
     /// Members sent but not stored, whatever their value (see `writes::merged`): an update keeps
     /// what the entity held, a create stores its constant or nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

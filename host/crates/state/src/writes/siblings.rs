@@ -666,6 +666,7 @@ fn sibling_fields(
     model.defaults.retain(|name, _| known(name));
     model.unstored.retain(|name| known(name));
     model.merged.retain(|name, _| known(name));
+    model.item_defaults.retain(|name, _| known(name));
     model.collection_constants.retain(|name| known(name));
     model.path_fields.retain(|name, _| known(name));
     model.numbered_by_type.retain(|name| known(name));
