@@ -85,10 +85,27 @@ pub fn is_paging_token(name: &str) -> bool {
     })
 }
 
-/// Whether a value held under this name is redacted when served: a credential name that is not a
-/// paging token.
+/// Last segments that make a credential-named member describe the credential rather than hold
+/// it (`authMode: "static"`, `token_type: "Bearer"`, `sessionTimeout: 300`).
+const DESCRIPTOR_WORDS: [&str; 10] = [
+    "enabled", "expires", "expiry", "kind", "length", "method", "mode", "required", "timeout",
+    "type",
+];
+
+/// Whether a credential-named member describes the credential (its last segment a descriptor
+/// word after a credential word: `authMode`, `token_type`) rather than holding it.
+pub fn is_credential_descriptor(name: &str) -> bool {
+    let segments = segments(name);
+    segments.len() > 1
+        && segments
+            .last()
+            .is_some_and(|last| DESCRIPTOR_WORDS.contains(&last.as_str()))
+}
+
+/// Whether a value held under this name is redacted when served: a credential name that is
+/// neither a paging token nor a descriptor of the credential.
 pub fn is_redacted_name(name: &str) -> bool {
-    looks_like_credential(name) && !is_paging_token(name)
+    looks_like_credential(name) && !is_paging_token(name) && !is_credential_descriptor(name)
 }
 
 #[cfg(test)]
@@ -121,6 +138,31 @@ mod tests {
         }
         for name in ["author", "page", "title", "keyword"] {
             assert!(!is_redacted_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_name_describing_the_credential_is_not_redacted_but_still_looks_like_one() {
+        for name in [
+            "authMode",
+            "token_type",
+            "sessionTimeout",
+            "password_required",
+        ] {
+            assert!(
+                looks_like_credential(name) && !is_redacted_name(name),
+                "{name}"
+            );
+        }
+        // The descriptor word must follow the credential word; alone it is the credential.
+        for name in [
+            "auth",
+            "apiKey",
+            "mode_token",
+            "type_password",
+            "session_id",
+        ] {
+            assert!(is_redacted_name(name), "{name}");
         }
     }
 }

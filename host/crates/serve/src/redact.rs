@@ -6,8 +6,8 @@
 //! through [`redact_answer`] before it leaves the server:
 //! * every object member, at any depth, whose name looks like a credential
 //!   ([`rea_evidence::credential_names::is_redacted_name`]: `api_key`, `session_token`,
-//!   `password`; not a paging token such as `next_page_token`) and that holds a value is answered
-//!   as `"[redacted]"`;
+//!   `password`; not a paging token such as `next_page_token`, nor a name describing the
+//!   credential, `authMode`, `token_type`) and that holds a value is answered as `"[redacted]"`;
 //! * in `replay.recorded_query`, the value of every such parameter is `[redacted]`.
 //!
 //! An answer none of whose member names is a credential name, and whose `recorded_query` names
