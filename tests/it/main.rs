@@ -143,6 +143,7 @@ mod state_piccolo_crud;
 mod state_precomputed;
 mod state_probes;
 mod state_projected;
+mod state_pyramid_jsonapi;
 mod state_query_envelope;
 mod state_query_expressions;
 mod state_query_grammar;
