@@ -307,8 +307,8 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
     if let Some((field, op)) = bracketed_field(name).and_then(dotted_operator)
         && has_field(field)
     {
-        // An operator word after a dot inside the brackets (`filter[rating.gte]`,
-        // `filter[title.icontains]`).
+        // An operator word after a dot or a colon inside the brackets (`filter[rating.gte]`,
+        // `filter[title.icontains]`, `filter[status:eq]`).
         roles.push(QueryRole::filter(field, op));
     }
     if let Some(field) = bracketed_field(name)
@@ -336,10 +336,10 @@ fn bracketed_field(name: &str) -> Option<&str> {
     .then_some(field)
 }
 
-/// A field and the operator a dotted operator word after it spells (`rating.gte`,
-/// `status.in`); `None` when the last dotted part is no operator word.
+/// A field and the operator an operator word after a dot or a colon spells (`rating.gte`,
+/// `status.in`, `status:eq`, `project.code:eq`); `None` when the last part is no operator word.
 fn dotted_operator(inner: &str) -> Option<(&str, &'static str)> {
-    let (field, word) = inner.rsplit_once('.')?;
+    let (field, word) = inner.rsplit_once(['.', ':'])?;
     (!field.is_empty() && !word.starts_with(['_', '$']))
         .then(|| operator_word(word))
         .flatten()
@@ -588,6 +588,15 @@ mod tests {
             ]
         );
         assert!(candidate_roles("filter[pages.gte]", &held).is_empty());
+        // After a colon (pyramid-jsonapi), a dotted field's too.
+        assert_eq!(
+            candidate_roles("filter[rating:ge]", &held),
+            vec![QueryRole::filter("rating", "gte")]
+        );
+        assert_eq!(
+            candidate_roles("filter[author.name:eq]", &held),
+            vec![QueryRole::filter("author.name", "eq")]
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! leaves nothing out (`lists::list_line`), and the list's query model pages every call naming no
 //! page size at that size (`QueryModel::default_page_size`), learned where every such line of the
 //! list shows one size (two apps: FeathersJS's paginated services, `paginate: {default: 10}`).
-//! An envelope holding no count shows it too when a line of the list asking only for the second
+//! An envelope holding no count shows it too when it holds the number listed under a page size's
+//! name (`"limit": 10`, the bound applied: pyramid-jsonapi's `meta.results`), or when a line of the list asking only for the second
 //! page (a name proposing a page role, the value `2`) lists as many other entities of the
 //! collection as follow a page of that size (PiccoloCRUD's `{"rows": […]}` walked by `__page`).
 //! A page size no bound at all is spelled by ([`unbounded_size`]) is the value a line asking
@@ -36,8 +37,10 @@ pub(crate) fn shown_size(
     let collection = entities.collection(&plan.entity_type, &collection);
     let part = !listed.is_empty() && listed.len() < collection.len();
     let prefix = part && collection[..listed.len()] == listed[..];
+    let body = line.body.as_ref()?;
     let shown = (prefix
-        && counts_collection(line.body.as_ref()?, &plan.list_pointer, collection.len()))
+        && (counts_collection(body, &plan.list_pointer, collection.len())
+            || names_its_limit(body, &plan.list_pointer, listed.len())))
         || (part && continued(lines, plan, (collection, listed)));
     shown.then_some(listed.len() as u64)
 }
@@ -78,6 +81,30 @@ fn counts_collection(body: &Json, list_pointer: &str, size: usize) -> bool {
     envelope
         .iter()
         .any(|(name, value)| Some(name) != list_member && holds_number(value, size as u64))
+}
+
+/// Whether the envelope holds, under a page size's name (`limit`, `per_page`, …; at any depth,
+/// arrays not entered), the number of entities the line listed: the bound the application
+/// applied, where it counts no collection (pyramid-jsonapi's `meta.results.limit` beside
+/// `returned`, its `available` null).
+fn names_its_limit(body: &Json, list_pointer: &str, listed: usize) -> bool {
+    fn holds(value: &Json, listed: u64) -> bool {
+        let Json::Object(members) = value else {
+            return false;
+        };
+        members.iter().any(|(name, member)| {
+            let named = crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name)
+                && member.as_number().and_then(|number| number.as_u64()) == Some(listed);
+            named || holds(member, listed)
+        })
+    }
+    let Json::Object(envelope) = body else {
+        return false;
+    };
+    let list_member = list_pointer.trim_start_matches('/').split('/').next();
+    envelope
+        .iter()
+        .any(|(name, value)| Some(name) != list_member && holds(value, listed as u64))
 }
 
 /// Whether `value` is the number `size`, or an object holding it at some depth (arrays not
@@ -185,6 +212,18 @@ mod tests {
     use super::*;
 
     use crate::test_support::parsed_json as json;
+
+    #[test]
+    fn a_page_size_named_beside_the_list_holding_the_count_listed_is_its_bound() {
+        let body = json(
+            r#"{"meta": {"results": {"available": null, "limit": 10, "returned": 10}}, "data": []}"#,
+        );
+        assert!(names_its_limit(&body, "/data", 10));
+        assert!(!names_its_limit(&body, "/data", 9));
+        // A number named otherwise, or the list's own member, is no bound.
+        let other = json(r#"{"meta": {"returned": 10}, "limit": [10], "data": []}"#);
+        assert!(!names_its_limit(&other, "/data", 10));
+    }
 
     #[test]
     fn a_number_beside_the_list_counts_the_collection() {
