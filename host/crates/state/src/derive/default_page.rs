@@ -74,13 +74,7 @@ fn continued(
 /// (`{"total": 14, "data": […]}`) or inside an object member beside the list (`{"meta":
 /// {"total_count": 14}, "objects": […]}`); never inside an array.
 fn counts_collection(body: &Json, list_pointer: &str, size: usize) -> bool {
-    let Json::Object(envelope) = body else {
-        return false;
-    };
-    let list_member = list_pointer.trim_start_matches('/').split('/').next();
-    envelope
-        .iter()
-        .any(|(name, value)| Some(name) != list_member && holds_number(value, size as u64))
+    beside_list(body, list_pointer).any(|(_, value)| holds_number(value, size as u64))
 }
 
 /// Whether the envelope holds, under a page size's name (`limit`, `per_page`, …; at any depth,
@@ -88,23 +82,35 @@ fn counts_collection(body: &Json, list_pointer: &str, size: usize) -> bool {
 /// applied, where it counts no collection (pyramid-jsonapi's `meta.results.limit` beside
 /// `returned`, its `available` null).
 fn names_its_limit(body: &Json, list_pointer: &str, listed: usize) -> bool {
-    fn holds(value: &Json, listed: u64) -> bool {
-        let Json::Object(members) = value else {
-            return false;
-        };
-        members.iter().any(|(name, member)| {
-            let named = crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name)
-                && member.as_number().and_then(|number| number.as_u64()) == Some(listed);
-            named || holds(member, listed)
-        })
+    fn named(name: &str, value: &Json, listed: u64) -> bool {
+        match value {
+            Json::Object(members) => members
+                .iter()
+                .any(|(name, member)| named(name, member, listed)),
+            number => {
+                crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name)
+                    && number.as_number().and_then(|number| number.as_u64()) == Some(listed)
+            }
+        }
     }
-    let Json::Object(envelope) = body else {
-        return false;
-    };
-    let list_member = list_pointer.trim_start_matches('/').split('/').next();
-    envelope
-        .iter()
-        .any(|(name, value)| Some(name) != list_member && holds(value, listed as u64))
+    beside_list(body, list_pointer).any(|(name, value)| named(name, value, listed as u64))
+}
+
+/// An envelope's members beside its list (the top-level member holding it left out); none for
+/// a body that is no object.
+fn beside_list<'b>(
+    body: &'b Json,
+    list_pointer: &str,
+) -> impl Iterator<Item = (&'b str, &'b Json)> {
+    let list_member = list_pointer
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .map(str::to_owned);
+    body.as_object()
+        .into_iter()
+        .flat_map(|envelope| envelope.iter())
+        .filter(move |(name, _)| Some(*name) != list_member.as_deref())
 }
 
 /// Whether `value` is the number `size`, or an object holding it at some depth (arrays not
@@ -220,7 +226,12 @@ mod tests {
         );
         assert!(names_its_limit(&body, "/data", 10));
         assert!(!names_its_limit(&body, "/data", 9));
-        // A number named otherwise, or the list's own member, is no bound.
+        // At the top level too; a number named otherwise, or inside an array, is no bound.
+        assert!(names_its_limit(
+            &json(r#"{"limit": 3, "rows": []}"#),
+            "/rows",
+            3
+        ));
         let other = json(r#"{"meta": {"returned": 10}, "limit": [10], "data": []}"#);
         assert!(!names_its_limit(&other, "/data", 10));
     }
