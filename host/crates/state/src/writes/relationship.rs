@@ -423,9 +423,10 @@ fn first_listed_after(
 }
 
 /// The parent `key` (held as `before`) after a relationship write `call` naming it at segment
-/// `at`, as the first read after the call and before the next write shows it (any write closes
-/// the window: a write of the related entity may change the linkage too): a read of the parent
-/// by id, a list listing it, or a read of the relationship ([`related_shown_after`]).
+/// `at`: as the first read of the parent by id, or of a list listing it, after the call and
+/// before the next write shows it (any write closes that window: a write of the related entity
+/// may change the linkage too), else as the first read of the relationship does
+/// ([`related_shown_after`], whose window a later write naming the parent closes).
 pub(super) fn parent_after(
     (timeline, views): (&Timeline, &Views),
     (call, at): (&Observation, usize),
