@@ -8,25 +8,11 @@
 //! (Its foreign-key filters and compound documents are not answered yet: the review,
 //! `tests/fidelity/reviews/pyramid-jsonapi.toml`, says why.)
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{
-    Served, call_admitted, id_arguments, live_answer, serve_corpus_app, with_body, write_plan,
-};
+use crate::state_support::{id_and_body, live_answer, read_by_id, serve_corpus_app, write_plan};
 
 const APP: &str = "pyramid-jsonapi";
-
-/// A tool's arguments: its one path parameter naming `id`, and `body`.
-fn id_and_body(served: &Served, tool: &str, id: &str, body: Value) -> Map<String, Value> {
-    let mut arguments = id_arguments(served, tool, id);
-    arguments.extend(with_body(served, tool, body));
-    arguments
-}
-
-/// A served read of the tool with one path parameter naming `id`: its body.
-fn read_by_id(served: &Served, tool: &str, id: &str) -> Value {
-    call_admitted(served, tool, id_arguments(served, tool, id))["body"].clone()
-}
 
 /// The ids of the resources a list answer's `data` holds.
 fn listed_ids(body: &Value) -> Vec<String> {

@@ -9,12 +9,10 @@
 //! tasks show `relationships.assignee.data.id`), compares the relation's linkage; and the
 //! resources a compound document includes are listed by type and id.
 
-use serde_json::{Map, Value, json};
-
-use crate::state_support::Served;
+use serde_json::{Value, json};
 
 use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
-use crate::state_support::{assert_not_modelled, probe_with_line};
+use crate::state_support::{assert_not_modelled, id_and_body, probe_with_line, read_by_id};
 
 const APP: &str = "restless";
 
@@ -66,19 +64,6 @@ fn a_foreign_key_column_filters_by_the_relation_and_included_resources_sort_by_t
             "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22project_id%22,%22op%22%3A%22eq%22,%22val%22%3A3%7D%5D&include=assignee",
         ],
     );
-}
-
-/// A tool's arguments: its one path parameter naming `id`, and `body`.
-fn id_and_body(served: &Served, tool: &str, id: &str, body: Value) -> Map<String, Value> {
-    let mut arguments = crate::state_support::id_arguments(served, tool, id);
-    arguments.extend(crate::state_support::with_body(served, tool, body));
-    arguments
-}
-
-/// A served read of the tool with one path parameter naming `id`: its body.
-fn read_by_id(served: &Served, tool: &str, id: &str) -> Value {
-    let arguments = crate::state_support::id_arguments(served, tool, id);
-    crate::state_support::call_admitted(served, tool, arguments)["body"].clone()
 }
 
 #[test]

@@ -412,6 +412,19 @@ pub fn id_arguments(served: &Served, tool: &str, id: &str) -> Map<String, Value>
     arguments
 }
 
+/// A tool's arguments: its one path parameter naming `id`, and `body` as its request body.
+pub fn id_and_body(served: &Served, tool: &str, id: &str, body: Value) -> Map<String, Value> {
+    let mut arguments = id_arguments(served, tool, id);
+    arguments.extend(with_body(served, tool, body));
+    arguments
+}
+
+/// The body a tool with one path parameter answers for `id`, its arguments admitted and the
+/// answer asserted to be no error (see [`call_admitted`]).
+pub fn read_by_id(served: &Served, tool: &str, id: &str) -> Value {
+    call_admitted(served, tool, id_arguments(served, tool, id))["body"].clone()
+}
+
 /// A served manifest's tool by name.
 pub fn manifest_tool<'a>(served: &'a Served, tool: &str) -> &'a rea_manifest::ManifestTool {
     served

@@ -181,18 +181,9 @@ fn included_order(shape: &Shape, value: &str, body: &Json, pointer: &str) -> Opt
         return None;
     }
     let mut first_seen: Vec<&Object> = Vec::new();
-    for resource in &shown {
-        for name in &names {
-            let linkage = resource
-                .get(&shape.relationships)
-                .and_then(|member| member.get(name))
-                .and_then(|relationship| relationship.get(&shape.linkage))?;
-            for identifier in identifiers(linkage)? {
-                let own = shown.iter().any(|own| names_resource(identifier, own));
-                if !own && !first_seen.contains(&identifier) {
-                    first_seen.push(identifier);
-                }
-            }
+    for identifier in linked_identifiers(shape, &names, &shown)? {
+        if !first_seen.contains(&identifier) {
+            first_seen.push(identifier);
         }
     }
     let in_first_seen_order = first_seen.len() == listed.len()
@@ -357,6 +348,28 @@ fn taught_by(name: &str, value: &str, body: &Json, pointer: &str) -> Option<(Sha
     None
 }
 
+/// The identifiers the shown resources link under `names`, resource by resource and by
+/// relationship in the order named, the shown resources themselves left out; `None` when a
+/// resource holds no linkage for a name.
+fn linked_identifiers<'b>(
+    shape: &Shape,
+    names: &[String],
+    shown: &[&'b Object],
+) -> Option<Vec<&'b Object>> {
+    let mut linked: Vec<&Object> = Vec::new();
+    for resource in shown {
+        for name in names {
+            let linkage = resource
+                .get(&shape.relationships)
+                .and_then(|member| member.get(name))
+                .and_then(|relationship| relationship.get(&shape.linkage))?;
+            linked.extend(identifiers(linkage)?);
+        }
+    }
+    linked.retain(|identifier| !shown.iter().any(|own| names_resource(identifier, own)));
+    Some(linked)
+}
+
 /// Whether the identifiers the shown resources link under `names` (less the shown resources
 /// themselves) name exactly the resources listed, one each.
 fn names_exactly(shape: &Shape, names: &[String], shown: &[&Object], listed: &[Json]) -> bool {
@@ -367,20 +380,9 @@ fn names_exactly(shape: &Shape, names: &[String], shown: &[&Object], listed: &[J
     else {
         return false;
     };
-    let mut linked: Vec<&Object> = Vec::new();
-    for resource in shown {
-        for name in names {
-            let linkage = resource
-                .get(&shape.relationships)
-                .and_then(|member| member.get(name))
-                .and_then(|relationship| relationship.get(&shape.linkage));
-            let Some(found) = linkage.and_then(identifiers) else {
-                return false;
-            };
-            linked.extend(found);
-        }
-    }
-    linked.retain(|identifier| !shown.iter().any(|own| names_resource(identifier, own)));
+    let Some(linked) = linked_identifiers(shape, names, shown) else {
+        return false;
+    };
     !linked.is_empty()
         && linked
             .iter()
