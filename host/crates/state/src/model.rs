@@ -936,7 +936,30 @@ pub enum CursorForm {
             skip_serializing_if = "crate::query_order::QueryOrder::is_empty"
         )]
         order: crate::query_order::QueryOrder,
+        /// Whether names and values are encoded but for letters, digits and `-._~` (RFC 3986's
+        /// unreserved characters: `*` as `%2A`), a space as `+`, where `decoded` is not set.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        strict: bool,
+        /// How the links restate the call's query, where they do not repeat it as sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restated: Option<Restatement>,
     },
+}
+
+/// How a [`CursorForm::PageLinks`] form's links restate a call's query: the names `leading`
+/// lists first, in its order (each with the value the call sent, else its default; the page
+/// size the page's), then the call's other pairs choosing the page's members in the order sent
+/// (those the query model gives a role other than [`QueryRole::Inert`]: a sparse fieldset or an
+/// include is left out), then the position. Learned where every recorded page's links spell
+/// their queries so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restatement {
+    /// The names spelled first, each with the value a call sending none is linked with (`None`:
+    /// left out then).
+    pub leading: Vec<(String, Option<String>)>,
+    /// Whether a sort's descending marks are left out (`sort=-title` linked as `sort=title`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsigned_sort: bool,
 }
 
 /// One relation of a [`CursorForm::PageLinks`] object.
@@ -977,6 +1000,11 @@ pub struct PageRelation {
     /// (Flask-Restless's `self: "/api/task"` beside the page links of `?page[number]=2`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub echo_bare: bool,
+    /// For an echo relation: whether it repeats the query decoded (`Some(true)`) or
+    /// form-encoded, where the recorded pages told the two apart and its form's other links
+    /// may be spelled otherwise; `None`: as the form's `decoded` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_decoded: Option<bool>,
 }
 
 /// A page a [`PageRelation`] names whatever page the call asks for.

@@ -14,7 +14,9 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use rea_plugin_api::contracts::capture::url::decode_query;
 use rea_plugin_api::json::{Json, Object};
 
-use crate::model::{CursorForm, PageAnchor, PagePresence, PageRelation, QueryModel, QueryRole};
+use crate::model::{
+    CursorForm, PageAnchor, PagePresence, PageRelation, QueryModel, QueryRole, Restatement,
+};
 use crate::query_order::QueryOrder;
 use crate::render::scalar_text;
 
@@ -25,11 +27,56 @@ const FORM: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'_');
 
+/// What strict encoding leaves as it is: letters, digits and `-._~` (RFC 3986's unreserved
+/// characters).
+const STRICT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// How a link spells its names and values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkEncoding {
+    /// As decoded.
+    Decoded,
+    /// Form-encoded ([`FORM`], `+` for a space).
+    Form,
+    /// Strictly encoded ([`STRICT`], `+` for a space).
+    Strict,
+}
+
+impl LinkEncoding {
+    /// The encoding a form's `decoded` and `strict` flags name.
+    fn of(decoded: bool, strict: bool) -> Self {
+        match (decoded, strict) {
+            (true, _) => LinkEncoding::Decoded,
+            (false, false) => LinkEncoding::Form,
+            (false, true) => LinkEncoding::Strict,
+        }
+    }
+
+    /// A name or value spelled so.
+    fn spell(self, text: &str) -> String {
+        match self {
+            LinkEncoding::Decoded => text.to_owned(),
+            LinkEncoding::Form => form_encode(text),
+            LinkEncoding::Strict => utf8_percent_encode(text, STRICT)
+                .to_string()
+                .replace("%20", "+"),
+        }
+    }
+}
+
 /// How a links form spells its queries.
 #[derive(Debug, Clone, Copy)]
-struct LinkSpelling {
-    /// Names and values as decoded (else form-encoded).
+struct LinkSpelling<'a> {
+    /// Names and values as decoded (else encoded as `encoding` says).
     decoded: bool,
+    /// How its relations' links spell names and values.
+    encoding: LinkEncoding,
+    /// How the links restate the call's query, where they do not repeat it as sent.
+    restated: Option<&'a Restatement>,
     /// The position and page-size parameters after the call's other arguments.
     position_last: bool,
     /// Every pair in name order.
@@ -220,10 +267,14 @@ impl PageEnd<'_> {
                 absent_null,
                 appended,
                 order,
+                strict,
+                restated,
             } => self.page_links(
                 prefix,
                 LinkSpelling {
                     decoded: *decoded,
+                    encoding: LinkEncoding::of(*decoded, *strict),
+                    restated: restated.as_ref(),
                     position_last: *position_last,
                     sorted: *sorted,
                     first_unnamed: *first_unnamed,
@@ -297,7 +348,7 @@ impl PageEnd<'_> {
     fn page_links(
         &self,
         prefix: &str,
-        spelling: LinkSpelling,
+        spelling: LinkSpelling<'_>,
         relations: &[PageRelation],
         (default_size, link_only, order): (Option<u64>, Option<&(String, String)>, &QueryOrder),
     ) -> Option<Option<Json>> {
@@ -350,15 +401,21 @@ impl PageEnd<'_> {
                 continue;
             };
             let unnamed = target == 0 && !relation.names_first;
-            let pairs = Self::page_pairs(
-                &sent,
-                (position.name(), position.value(target, size), unnamed),
-                (size_name, size),
-                (spelling, relation.leaves_unsent_size),
-            );
+            let position_pair = (position.name(), position.value(target, size), unnamed);
+            let pairs = match spelling.restated {
+                Some(restated) => {
+                    self.restated_pairs(&sent, restated, position_pair, (size_name, size), spelling)
+                }
+                None => Self::page_pairs(
+                    &sent,
+                    position_pair,
+                    (size_name, size),
+                    (spelling, relation.leaves_unsent_size),
+                ),
+            };
             let link = match pairs.as_slice() {
                 [] => prefix.to_owned(),
-                _ => format!("{prefix}?{}", spell_query(&pairs, spelling.decoded)),
+                _ => format!("{prefix}?{}", spell_pairs(&pairs, spelling.encoding)),
             };
             let entry = crate::render::with_value_at(
                 relation.template.clone(),
@@ -381,7 +438,7 @@ impl PageEnd<'_> {
         sent: &[(String, String)],
         (position, value, first): (&str, u64, bool),
         (size_name, size): (&str, u64),
-        (spelling, leaves_unsent_size): (LinkSpelling, bool),
+        (spelling, leaves_unsent_size): (LinkSpelling<'_>, bool),
     ) -> Vec<(String, String)> {
         let position_pair =
             (!(first && spelling.first_unnamed)).then(|| (position.to_owned(), value.to_string()));
@@ -410,6 +467,50 @@ impl PageEnd<'_> {
             .chain(others.cloned())
             .chain(size_pair.filter(|_| !sized))
             .collect()
+    }
+
+    /// A page's query pairs as a [`Restatement`] spells them: the leading names (the page size
+    /// the page's, another the call's value, its sort's descending marks left out where so
+    /// learned, else the name's default), the call's other pairs choosing members (those the
+    /// model gives a role other than [`QueryRole::Inert`]) as sent, then the position (left out
+    /// at the first item as [`Self::page_pairs`] leaves it).
+    fn restated_pairs(
+        &self,
+        sent: &[(String, String)],
+        restated: &Restatement,
+        (position, value, first): (&str, u64, bool),
+        (size_name, size): (&str, u64),
+        spelling: LinkSpelling<'_>,
+    ) -> Vec<(String, String)> {
+        let restate = |(name, value): &(String, String)| {
+            let sorts = matches!(self.model.role(name), Some(QueryRole::Sort));
+            let value = if sorts && restated.unsigned_sort {
+                unsigned(value)
+            } else {
+                value.clone()
+            };
+            (name.clone(), value)
+        };
+        let leading = restated.leading.iter().filter_map(|(name, default)| {
+            let value = match sent.iter().find(|(sent, _)| sent == name) {
+                _ if name == size_name => size.to_string(),
+                Some(pair) => restate(pair).1,
+                None => default.clone()?,
+            };
+            Some((name.clone(), value))
+        });
+        let chooses = |name: &str| {
+            name != position
+                && restated.leading.iter().all(|(leading, _)| leading != name)
+                && self
+                    .model
+                    .role(name)
+                    .is_some_and(|role| !matches!(role, QueryRole::Inert { .. }))
+        };
+        let others = sent.iter().filter(|(name, _)| chooses(name)).map(restate);
+        let position_pair =
+            (!(first && spelling.first_unnamed)).then(|| (position.to_owned(), value.to_string()));
+        leading.chain(others).chain(position_pair).collect()
     }
 
     /// The next page's query: the call's other arguments, the cursor, then its sorts.
@@ -464,7 +565,7 @@ fn echo_entry(
     let link = if relation.echo_bare {
         path_of(prefix).to_owned()
     } else {
-        echo_text(prefix, sent, decoded)
+        echo_text(prefix, sent, relation.echo_decoded.unwrap_or(decoded))
     };
     crate::render::with_value_at(
         relation.template.clone(),
@@ -493,18 +594,25 @@ fn echo_text(prefix: &str, sent: &[(String, String)], decoded: bool) -> String {
 
 /// Query pairs joined as `name=value&…`, each spelled as decoded or form-encoded.
 pub(crate) fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
-    let spell = |text: &str| {
-        if decoded {
-            text.to_owned()
-        } else {
-            form_encode(text)
-        }
-    };
+    spell_pairs(pairs, LinkEncoding::of(decoded, false))
+}
+
+/// Query pairs joined as `name=value&…`, each spelled in `encoding`.
+fn spell_pairs(pairs: &[(String, String)], encoding: LinkEncoding) -> String {
     pairs
         .iter()
-        .map(|(name, value)| format!("{}={}", spell(name), spell(value)))
+        .map(|(name, value)| format!("{}={}", encoding.spell(name), encoding.spell(value)))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// A sort's value without its descending marks (`-priority,title` as `priority,title`).
+fn unsigned(value: &str) -> String {
+    value
+        .split(',')
+        .map(|key| key.trim_start_matches('-'))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// One recorded page as links learning sees it.
@@ -572,15 +680,12 @@ pub fn page_link_forms_sized(
     (position, size_name): (Position<'_>, &str),
     fallback: Option<u64>,
 ) -> Vec<CursorForm> {
-    let forms = forms_beside(shown, (position, size_name, fallback), Vec::new());
-    if !forms.is_empty() {
-        return forms;
-    }
+    let mut forms = forms_beside(shown, (position, size_name, fallback), Vec::new());
     let echoes = echo_relations(shown);
-    if echoes.is_empty() {
-        return forms;
+    if !echoes.is_empty() {
+        forms.extend(forms_beside(shown, (position, size_name, fallback), echoes));
     }
-    forms_beside(shown, (position, size_name, fallback), echoes)
+    forms
 }
 
 /// The forms of [`page_link_forms`] whose echo relations are `echoes`.
@@ -625,7 +730,111 @@ fn forms_beside(
     learned.extend(echoes.into_iter().map(ShownEcho::relation));
     order_relations(&mut learned, shown);
     let order = QueryOrder::learn(shown.iter().map(|page| page.sent));
-    spelled_forms(&prefix, learned, (default_size, order), spelling)
+    let restated = shown_restatement(shown, &stripped, (position.name(), size_name));
+    let mut forms = spelled_forms(&prefix, learned, (default_size, order), spelling);
+    if let Some(restated) = restated {
+        forms.extend(restated_forms(&forms[0], &restated));
+    }
+    forms
+}
+
+/// The forms restating calls' queries as `restated` says, after a learned form (`learned`), in
+/// each encoding: decoded, form-encoded, strictly encoded.
+fn restated_forms(learned: &CursorForm, restated: &Restatement) -> Vec<CursorForm> {
+    [(false, false), (true, false), (false, true)]
+        .into_iter()
+        .filter_map(|(decoded_here, strict_here)| match learned.clone() {
+            CursorForm::PageLinks {
+                prefix,
+                relations,
+                default_size,
+                link_only,
+                first_unnamed,
+                absent_null,
+                order,
+                ..
+            } => Some(CursorForm::PageLinks {
+                prefix,
+                decoded: decoded_here,
+                relations,
+                position_last: false,
+                default_size,
+                link_only,
+                sorted: false,
+                first_unnamed,
+                absent_null,
+                appended: false,
+                order,
+                strict: strict_here,
+                restated: Some(restated.clone()),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The [`Restatement`] the pages' links (`stripped`: less their echoes) show, if any: the names
+/// every link spells first, ahead of its other pairs (the position left out), a name a call did
+/// not send linked with one value (its default), and whether a sort's descending marks are left
+/// out (some call's sent value linked without them); `None` when no leading name but the page
+/// size (whose default the form's `default_size` holds) was ever linked unsent, or a name's
+/// unsent values differ.
+fn shown_restatement(
+    shown: &[ShownPage<'_>],
+    stripped: &[Json],
+    (position, size_name): (&str, &str),
+) -> Option<Restatement> {
+    let mut leading: Option<Vec<String>> = None;
+    let mut linked: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+    for (index, links) in stripped.iter().enumerate() {
+        for (_, entry) in links
+            .as_object()
+            .into_iter()
+            .flat_map(|object| object.iter())
+        {
+            let Some(Some((_, text))) = entry_link(entry) else {
+                continue;
+            };
+            let query = text.split_once('?').map_or("", |(_, query)| query);
+            let pairs: Vec<(String, String)> = decode_query(query)
+                .into_iter()
+                .filter(|(name, _)| name != position)
+                .collect();
+            let names =
+                leading.get_or_insert_with(|| pairs.iter().map(|(name, _)| name.clone()).collect());
+            let kept = (names.iter().zip(&pairs))
+                .take_while(|(name, (linked, _))| *name == linked)
+                .count();
+            names.truncate(kept);
+            linked.push((index, pairs));
+        }
+    }
+    let mut restated = Restatement {
+        leading: Vec::new(),
+        unsigned_sort: false,
+    };
+    for (at, name) in leading?.into_iter().enumerate() {
+        let mut default: Option<&str> = None;
+        for (index, pairs) in &linked {
+            let value = pairs[at].1.as_str();
+            let page = &shown[*index];
+            let sized = (name == size_name && page.size.is_some()).then_some(value);
+            match (page.sent.iter().find(|(sent, _)| *sent == name))
+                .map(|(_, sent)| sent.as_str())
+                .or(sized)
+            {
+                None if default.is_some_and(|known| known != value) => return None,
+                None => default = Some(value),
+                Some(sent) => {
+                    restated.unsigned_sort |= sent != value && unsigned(sent) == value;
+                }
+            }
+        }
+        restated.leading.push((name, default.map(str::to_owned)));
+    }
+    let defaulted =
+        (restated.leading.iter()).any(|(name, default)| name != size_name && default.is_some());
+    defaulted.then_some(restated)
 }
 
 /// The forms of the learned relations in every spelling of their queries.
@@ -658,6 +867,8 @@ fn spelled_forms(
                 absent_null: spelling.absent_null,
                 appended,
                 order: order.clone(),
+                strict: false,
+                restated: None,
             },
         )
         .collect()
@@ -695,6 +906,8 @@ struct ShownEcho {
     prefix: String,
     /// Whether it shows the prefix alone whatever the call sent.
     bare: bool,
+    /// Whether it repeats the query decoded, where only one spelling fits every page.
+    decoded: Option<bool>,
 }
 
 impl ShownEcho {
@@ -712,6 +925,7 @@ impl ShownEcho {
             names_first: false,
             echo: true,
             echo_bare: self.bare,
+            echo_decoded: self.decoded,
         }
     }
 }
@@ -728,10 +942,20 @@ fn echo_relations(shown: &[ShownPage<'_>]) -> Vec<ShownEcho> {
     first
         .iter()
         .filter_map(|(key, _)| {
-            [false, true]
-                .into_iter()
-                .find_map(|decoded| shown_echo(shown, key, (decoded, false)))
-                .or_else(|| shown_echo(shown, key, (false, true)))
+            let encoded = shown_echo(shown, key, (false, false));
+            let decoded = shown_echo(shown, key, (true, false));
+            match (encoded, decoded) {
+                (Some(echo), Some(_)) => Some(echo),
+                (Some(echo), None) => Some(ShownEcho {
+                    decoded: Some(false),
+                    ..echo
+                }),
+                (None, Some(echo)) => Some(ShownEcho {
+                    decoded: Some(true),
+                    ..echo
+                }),
+                (None, None) => shown_echo(shown, key, (false, true)),
+            }
         })
         .collect()
 }
@@ -769,6 +993,7 @@ fn shown_echo(
                     link,
                     prefix,
                     bare,
+                    decoded: None,
                 });
             }
         }
@@ -998,6 +1223,7 @@ fn learn_relation(
         names_first: spelling.first_unnamed && shown.named_first == Some(true),
         echo: false,
         echo_bare: false,
+        echo_decoded: None,
     };
     let names_every = |relation: &PageRelation| {
         shown
@@ -1262,6 +1488,7 @@ mod tests {
             names_first: false,
             echo: false,
             echo_bare: false,
+            echo_decoded: None,
         };
         CursorForm::PageLinks {
             prefix: "http://h/issue".into(),
@@ -1279,6 +1506,8 @@ mod tests {
             absent_null: false,
             appended: false,
             order: QueryOrder::default(),
+            strict: false,
+            restated: None,
         }
     }
 
@@ -1957,5 +2186,128 @@ mod tests {
         assert_eq!(path_of("http://127.0.0.1:18893/api/task"), "/api/task");
         assert_eq!(path_of("http://127.0.0.1:18893"), "");
         assert_eq!(path_of("/api/task"), "/api/task");
+    }
+
+    /// Pages whose links restate the call's query: the page size and the sort first (the sort's
+    /// descending marks dropped, `sort=id` when none was sent), then the filters as sent (an
+    /// include left out), the offset last and left out at the first item, strictly encoded,
+    /// beside a `self` echoing the call decoded; `next` and `prev` only where an offset is sent.
+    #[test]
+    fn links_restating_the_query_are_learned_and_minted_for_other_calls() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let prefix = "http://h/api/tasks";
+        let plain = parse(&format!(
+            r#"{{"first": "{prefix}?page%5Blimit%5D=10&sort=id", "self": "{prefix}"}}"#
+        ));
+        let paged = parse(&format!(
+            r#"{{"first": "{prefix}?page%5Blimit%5D=5&sort=id",
+                "next": "{prefix}?page%5Blimit%5D=5&sort=id&page%5Boffset%5D=15",
+                "prev": "{prefix}?page%5Blimit%5D=5&sort=id&page%5Boffset%5D=5",
+                "self": "{prefix}?page[limit]=5&page[offset]=10"}}"#
+        ));
+        let sorted = parse(&format!(
+            r#"{{"first": "{prefix}?page%5Blimit%5D=10&sort=title&filter%5Bstatus%3Aeq%5D=todo",
+                "self": "{prefix}?filter[status:eq]=todo&sort=-title&include=project"}}"#
+        ));
+        let paged_sent = pairs(&[("page[limit]", "5"), ("page[offset]", "10")]);
+        let second = parse(&format!(
+            r#"{{"first": "{prefix}?page%5Blimit%5D=5&sort=id",
+                "next": "{prefix}?page%5Blimit%5D=5&sort=id&page%5Boffset%5D=10",
+                "prev": "{prefix}?page%5Blimit%5D=5&sort=id&page%5Boffset%5D=0",
+                "self": "{prefix}?page[limit]=5&page[offset]=5"}}"#
+        ));
+        let second_sent = pairs(&[("page[limit]", "5"), ("page[offset]", "5")]);
+        let sorted_sent = pairs(&[
+            ("filter[status:eq]", "todo"),
+            ("sort", "-title"),
+            ("include", "project"),
+        ]);
+        let page = |links, position, size, sent| ShownPage {
+            links,
+            position,
+            size,
+            matched: 12,
+            sent,
+        };
+        let pages = [
+            page(&plain, None, None, &[][..]),
+            page(&second, Some("5"), Some(5), &second_sent),
+            page(&paged, Some("10"), Some(5), &paged_sent),
+            page(&sorted, None, None, &sorted_sent),
+        ];
+        let offset = Position::Offset {
+            name: "page[offset]",
+        };
+        let forms = page_link_forms(&pages, offset, "page[limit]");
+        let restated = |strict_wanted: bool| {
+            forms.iter().find(|form| {
+                matches!(form, CursorForm::PageLinks { restated: Some(_), strict, decoded: false, .. } if *strict == strict_wanted)
+            })
+        };
+        let Some(CursorForm::PageLinks {
+            restated: Some(restatement),
+            default_size,
+            ..
+        }) = restated(true)
+        else {
+            panic!("no restated form: {forms:?}");
+        };
+        assert_eq!(*default_size, Some(10));
+        assert_eq!(
+            restatement.leading,
+            vec![
+                ("page[limit]".to_owned(), Some("10".to_owned())),
+                ("sort".to_owned(), Some("id".to_owned()))
+            ]
+        );
+        assert!(restatement.unsigned_sort);
+        let model = QueryModel::of_roles(&[
+            ("page[limit]", QueryRole::PageSize),
+            ("page[offset]", QueryRole::Offset),
+            ("sort", QueryRole::Sort),
+            ("filter[title:like]", QueryRole::filter("title", "like")),
+        ]);
+        // A call no page showed: a glob filter, two sorts, an offset and an include.
+        let sent = pairs(&[
+            ("include", "project"),
+            ("filter[title:like]", "*the*"),
+            ("page[offset]", "3"),
+            ("sort", "-priority,title"),
+            ("page[limit]", "3"),
+        ]);
+        let end = first_call(&model, &sent, 12);
+        let form = restated(true).expect("the strict form");
+        let Some(Some(Json::Object(links))) = end.minted(form) else {
+            panic!("no links");
+        };
+        let link = |key: &str| links.get(key).and_then(Json::as_str).map(str::to_owned);
+        let restated_query =
+            "page%5Blimit%5D=3&sort=priority%2Ctitle&filter%5Btitle%3Alike%5D=%2Athe%2A";
+        assert_eq!(link("first"), Some(format!("{prefix}?{restated_query}")));
+        assert_eq!(
+            link("next"),
+            Some(format!("{prefix}?{restated_query}&page%5Boffset%5D=6"))
+        );
+        assert_eq!(
+            link("prev"),
+            Some(format!("{prefix}?{restated_query}&page%5Boffset%5D=0"))
+        );
+        // The echo repeats the call as sent, decoded.
+        assert_eq!(
+            link("self"),
+            Some(format!(
+                "{prefix}?include=project&filter[title:like]=*the*&page[offset]=3&sort=-priority,title&page[limit]=3"
+            ))
+        );
+        // Form encoding keeps the `*` the strict encoding spells `%2A`.
+        let Some(Some(Json::Object(form_links))) = end.minted(restated(false).expect("form"))
+        else {
+            panic!("no links");
+        };
+        let first = form_links
+            .get("first")
+            .and_then(Json::as_str)
+            .expect("first");
+        assert!(first.ends_with("filter%5Btitle%3Alike%5D=*the*"), "{first}");
     }
 }

@@ -761,7 +761,7 @@ impl ListPlan {
 fn counter_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     [
-        "total", "count", "size", "length", "rows", "records", "hits", "num", "results",
+        "total", "count", "size", "length", "rows", "records", "hits", "num", "results", "returned",
     ]
     .iter()
     .any(|word| lower.contains(word))

@@ -357,6 +357,7 @@ mod tests {
             names_first: false,
             echo: false,
             echo_bare: false,
+            echo_decoded: None,
         }
     }
 
@@ -373,6 +374,8 @@ mod tests {
             absent_null: true,
             appended: true,
             order: Default::default(),
+            strict: false,
+            restated: None,
         }
     }
 
