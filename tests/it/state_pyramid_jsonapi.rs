@@ -5,7 +5,9 @@
 //! relationship (the related resource, the related entity's list, the linkage route), never by a
 //! read of the task by id; the state still serves them and applies them to the task's
 //! `relationships.<name>.data`, which the task's item read and its new related list then show.
-//! (Its foreign-key filters and compound documents are not answered yet: the review,
+//! Its lists' page links restate the call's query (the page size and the sort first, then the
+//! filters, strictly encoded), minted for queries the build never sent; its update answers list
+//! the names the call sent. (Its compound documents are not answered yet: the review,
 //! `tests/fidelity/reviews/pyramid-jsonapi.toml`, says why.)
 
 use serde_json::{Value, json};
@@ -83,4 +85,55 @@ fn a_to_many_post_and_a_to_one_patch_move_tasks_between_related_lists() {
     assert!(!is_error, "{answer}");
     let listed = read_by_id(&served, "get_people_tasks_by_people_id", "7");
     assert_eq!(listed_ids(&listed), ["10"], "{listed}");
+}
+
+#[test]
+fn page_links_restating_the_query_are_minted_for_queries_the_build_never_sent() {
+    // The app's links spell the page size and the sort first (the sort's `-` dropped, `sort=id`
+    // when none was sent), then the filters, the offset last, strictly encoded; `self` repeats
+    // the call as sent. Sorts, filters and pages no build line sent are answered with the live
+    // bodies, links and all.
+    crate::state_query_grammar::assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /api/tasks?sort=-priority",
+            "GET /api/tasks?sort=-estimate,id",
+            "GET /api/tasks?filter[status:eq]=todo&sort=title",
+            "GET /api/tasks?filter[estimate:gt]=4",
+            "GET /api/tasks?page[limit]=4&page[offset]=4",
+            "GET /api/tasks?page[limit]=5&page[offset]=40",
+        ],
+    );
+    // The people and projects lists, never paged or sorted so, take the same form.
+    crate::state_query_grammar::assert_live_answers(
+        APP,
+        "get_people",
+        &["GET /api/people?sort=email"],
+    );
+    crate::state_query_grammar::assert_live_answers(
+        APP,
+        "get_projects",
+        &["GET /api/projects?filter[code:eq]=MOB"],
+    );
+}
+
+#[test]
+fn an_update_answer_lists_the_names_its_call_sent() {
+    // Build entries 65 and 70 answered `meta.updated` listing the attribute and relationship
+    // names each PATCH sent; probe-crud entry 45 sends one of each.
+    let served = serve_corpus_app(APP);
+    let tool = "patch_tasks_by_id";
+    assert!(write_plan(&served, tool).served);
+    let body = json!({"data": {"type": "tasks", "id": "4", "attributes": {"status": "done"},
+        "relationships": {"assignee": {"data": {"type": "people", "id": "3"}}}}});
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "4", body));
+    assert!(!is_error, "{answer}");
+    let (status, live) = live_answer(APP, "probe-crud", 45);
+    assert_eq!(
+        live.pointer("/meta/updated"),
+        Some(&json!({"attributes": ["status"], "relationships": ["assignee"]}))
+    );
+    assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
+    assert_eq!(answer.get("body"), Some(&live), "{answer}");
 }

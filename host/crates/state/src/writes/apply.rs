@@ -256,6 +256,9 @@ pub struct Change {
     /// The top-level members the call sent, in body order (what an answer naming the changed
     /// members names, see [`super::references::ChangedMembers`]).
     pub sent: Vec<String>,
+    /// The names the call sent in the body objects its answer lists (answer pointer → names,
+    /// see [`super::sent_names`]).
+    pub sent_names: Vec<(String, Json)>,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -944,6 +947,7 @@ impl Change {
             plain: false,
             computed: Vec::new(),
             sent: Vec::new(),
+            sent_names: Vec::new(),
         }
     }
 }
@@ -964,6 +968,9 @@ pub fn prepare(
     change.sent = sent_members(plan, input.body.as_ref())
         .map(|sent| sent.keys().map(str::to_owned).collect())
         .unwrap_or_default();
+    if let Some(response) = &plan.response {
+        change.sent_names = super::sent_names::listed(&response.sent_names, input.body.as_ref());
+    }
     Ok(change)
 }
 
@@ -2033,6 +2040,7 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
         }
         None => rendered,
     };
+    let rendered = super::sent_names::render(rendered, &change.sent_names);
     let counters = change
         .counters
         .iter()

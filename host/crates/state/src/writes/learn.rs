@@ -1160,6 +1160,8 @@ fn response_of(
             Vec::new()
         };
     let echoed = echoed_members(draft, calls, (kind, shows_member), pointer.as_deref());
+    let shown: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
+    let sent_names = super::sent_names::learn(&shown, pointer.as_deref().unwrap_or(""));
     let projected = (kind == ResponseKind::Projection)
         .then(|| projected_answer(draft, calls, pointer.as_deref().unwrap_or("")))
         .flatten();
@@ -1185,6 +1187,7 @@ fn response_of(
         member: member.map(|(_, member)| member),
         changed: None,
         echoed,
+        sent_names,
         projected,
     })
 }

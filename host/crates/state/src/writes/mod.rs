@@ -84,6 +84,7 @@ mod removed_whole;
 mod replace_required;
 mod rows;
 pub(crate) mod selected;
+mod sent_names;
 pub mod serve;
 mod shapes;
 mod sibling_dependents;

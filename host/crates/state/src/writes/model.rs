@@ -901,6 +901,11 @@ pub struct ResponseModel {
     /// [`super::echoed`]): a served answer shows the served entity's value there.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub echoed: std::collections::BTreeMap<String, String>,
+    /// The places outside the entity listing the names the call sent in one object of its body
+    /// (answer pointer → body pointer, see [`super::sent_names`]): a served answer lists its own
+    /// call's names there.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sent_names: std::collections::BTreeMap<String, String>,
     /// For a [`ResponseKind::Projection`] answer: its envelope members holding more of the
     /// entity's members, and the member its links are spelled by (see [`super::projected`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -931,6 +936,7 @@ impl ResponseModel {
             member: None,
             changed: None,
             echoed: Default::default(),
+            sent_names: Default::default(),
             projected: None,
         }
     }

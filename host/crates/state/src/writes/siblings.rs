@@ -866,6 +866,7 @@ mod tests {
             member: None,
             changed: None,
             echoed: Default::default(),
+            sent_names: Default::default(),
             projected: None,
         };
         assert!(shows_whole(
