@@ -853,7 +853,9 @@ fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static 
             match effect {
                 Effect::Create => call.key.is_some() && matches!(call.after, After::Present(_)),
                 // A call whose entity an earlier unobserved write changed shows both writes'
-                // effects together: it teaches nothing about its own.
+                // effects together: it teaches nothing about its own (but a delete, which
+                // removes the entity whatever the earlier write left, see `stale_delete`).
+                Effect::Delete if call.stale_before => stale_delete(call),
                 _ if call.stale_before => false,
                 Effect::Update => call.before.is_some() && matches!(call.after, After::Present(_)),
                 Effect::Delete => {
@@ -869,6 +871,25 @@ fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static 
         return Err("no-observation");
     }
     Ok(observed)
+}
+
+/// Whether a delete of an entity an earlier unobserved write changed still shows what it did:
+/// a read after it showed the entity gone, and its answer shows nothing of the entity but what
+/// the state held before the unobserved write (its identity: `{"type", "id"}`), so nothing the
+/// unobserved write may have left.
+fn stale_delete(call: &Call) -> bool {
+    let (Some(before), After::Absent) = (&call.before, &call.after) else {
+        return false;
+    };
+    let Some(pointer) = &call.response_pointer else {
+        return true;
+    };
+    let shown = (call.response.as_ref())
+        .and_then(|answer| answer.pointer(pointer))
+        .and_then(Json::as_object);
+    shown.is_some_and(|shown| {
+        (shown.iter()).all(|(member, value)| before.fields.get(member) == Some(value))
+    })
 }
 
 /// An update's members that only calls nothing observed sent, which no observed entity holds

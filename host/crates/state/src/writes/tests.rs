@@ -1773,6 +1773,40 @@ fn a_write_after_an_unobserved_write_of_its_entity_teaches_nothing() {
 }
 
 #[test]
+fn a_delete_after_an_unobserved_write_of_its_entity_is_learned_from_its_absence() {
+    // pyramid-jsonapi's person delete follows an unobserved write of the person: the read after
+    // the delete shows it gone, which the unobserved write does not change; an answer showing the
+    // entity's identity alone shows nothing the unobserved write left. An answer showing a member
+    // the state held otherwise might, and teaches nothing.
+    let chained = |answer: Value| {
+        derive(vec![
+            get(
+                0,
+                "/notes",
+                200,
+                json!([{"id": 1, "text": "a"}, {"id": 2, "text": "c"}]),
+            ),
+            get(1, "/notes/1", 200, json!({"id": 1, "text": "a"})),
+            record(2, "PUT", "/notes/1/pin", None, 204, Value::Null),
+            record(3, "DELETE", "/notes/1", None, 200, answer),
+            get(4, "/notes/1", 404, json!({"error": "gone"})),
+        ])
+    };
+    let fixture = chained(json!({"data": {"id": 1}}));
+    let plan = fixture.plan("delete_notes_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    let (answer, error) = fixture.call("delete_notes_by_id", json!({"id": "2"}));
+    assert!(!error, "{answer}");
+    let listed = fixture.call("get_notes", json!({})).0;
+    assert_eq!(listed["body"], json!([{"id": 1, "text": "a"}]), "{listed}");
+    let fixture = chained(json!({"data": {"id": 1, "text": "b"}}));
+    assert_eq!(
+        fixture.plan("delete_notes_by_id").reason.as_deref(),
+        Some("no-observation")
+    );
+}
+
+#[test]
 fn a_held_clock_is_sent_back_as_held_and_stamped_anew() {
     // contract: WRITE-034, WRITE-035, WRITE-055, WRITE-073
     // Ghost's collision check: an edit sends `updated_at` as it read it, in the `{"posts": [{…}]}`
