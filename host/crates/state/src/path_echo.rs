@@ -16,7 +16,7 @@ use rea_plugin_api::json::Json;
 
 /// A member echoing its line's path: its pointer, the constant text before the path and the
 /// constant text after it (empty, or a query from its `?`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PathEcho {
     /// The member's pointer.
     pub pointer: String,

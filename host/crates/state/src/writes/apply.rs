@@ -259,6 +259,8 @@ pub struct Change {
     /// The names the call sent in the body objects its answer lists (answer pointer → names,
     /// see [`super::sent_names`]).
     pub sent_names: Vec<(String, Json)>,
+    /// The call's path, which answer members echoing it spell (see [`crate::path_echo`]).
+    pub path: String,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -948,6 +950,7 @@ impl Change {
             computed: Vec::new(),
             sent: Vec::new(),
             sent_names: Vec::new(),
+            path: String::new(),
         }
     }
 }
@@ -971,6 +974,7 @@ pub fn prepare(
     if let Some(response) = &plan.response {
         change.sent_names = super::sent_names::listed(&response.sent_names, input.body.as_ref());
     }
+    change.path = super::learn::called_path(&input.segments);
     Ok(change)
 }
 
@@ -2040,7 +2044,10 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
         }
         None => rendered,
     };
-    let rendered = super::sent_names::render(rendered, &change.sent_names);
+    let mut rendered = super::sent_names::render(rendered, &change.sent_names);
+    if let Some(response) = &plan.response {
+        crate::path_echo::mint(&mut rendered, &response.path_echoes, &change.path);
+    }
     let counters = change
         .counters
         .iter()

@@ -1183,6 +1183,7 @@ fn response_of(
     let echoed = echoed_members(draft, calls, (kind, shows_member), pointer.as_deref());
     let shown: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
     let sent_names = super::sent_names::learn(&shown, pointer.as_deref().unwrap_or(""));
+    let path_echoes = path_echoes(&shown);
     let projected = (kind == ResponseKind::Projection)
         .then(|| projected_answer(draft, calls, pointer.as_deref().unwrap_or("")))
         .flatten();
@@ -1209,7 +1210,32 @@ fn response_of(
         changed: None,
         echoed,
         sent_names,
+        path_echoes,
         projected,
+    })
+}
+
+/// The answer members every recorded call's answer spelled its own path in (see
+/// [`crate::path_echo`]).
+fn path_echoes(calls: &[&Call]) -> Vec<crate::path_echo::PathEcho> {
+    let paths: Vec<String> = calls
+        .iter()
+        .map(|call| called_path(&call.segments))
+        .collect();
+    let lines: Option<Vec<(&Json, &str)>> = (calls.iter().zip(&paths))
+        .map(|(call, path)| Some((call.response.as_ref()?, path.as_str())))
+        .collect();
+    lines.map_or_else(Vec::new, |lines| crate::path_echo::echoing(&lines))
+}
+
+/// A call's path as its segments spell it.
+pub(super) fn called_path(
+    segments: &[rea_plugin_api::contracts::capture::CompactString],
+) -> String {
+    segments.iter().fold(String::new(), |mut path, segment| {
+        path.push('/');
+        path.push_str(segment);
+        path
     })
 }
 

@@ -906,6 +906,11 @@ pub struct ResponseModel {
     /// call's names there.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub sent_names: std::collections::BTreeMap<String, String>,
+    /// The answer's text members spelling the call's own path (after a constant origin, before
+    /// a constant query: see [`crate::path_echo`]), as every recorded call's answer did: a
+    /// served answer spells the served call's path there (a delete's `links.self`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_echoes: Vec<crate::path_echo::PathEcho>,
     /// For a [`ResponseKind::Projection`] answer: its envelope members holding more of the
     /// entity's members, and the member its links are spelled by (see [`super::projected`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -937,6 +942,7 @@ impl ResponseModel {
             changed: None,
             echoed: Default::default(),
             sent_names: Default::default(),
+            path_echoes: Vec::new(),
             projected: None,
         }
     }

@@ -867,6 +867,7 @@ mod tests {
             changed: None,
             echoed: Default::default(),
             sent_names: Default::default(),
+            path_echoes: Vec::new(),
             projected: None,
         };
         assert!(shows_whole(

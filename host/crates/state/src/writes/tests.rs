@@ -1807,6 +1807,38 @@ fn a_delete_after_an_unobserved_write_of_its_entity_is_learned_from_its_absence(
 }
 
 #[test]
+fn a_write_answer_spelling_its_call_path_spells_the_served_call_path() {
+    // pyramid-jsonapi's delete answers the identity and `links.self`, the call's own address.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([{"id": "1", "text": "a"}, {"id": "2", "text": "c"}]),
+        ),
+        get(1, "/notes/1", 200, json!({"id": "1", "text": "a"})),
+        record(
+            2,
+            "DELETE",
+            "/notes/1",
+            None,
+            200,
+            json!({"data": {"id": "1"}, "links": {"self": "http://h/notes/1"}}),
+        ),
+        get(3, "/notes/1", 404, json!({"error": "gone"})),
+        get(4, "/notes", 200, json!([{"id": "2", "text": "c"}])),
+    ]);
+    let plan = fixture.plan("delete_notes_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    let (answer, error) = fixture.call("delete_notes_by_id", json!({"id": "2"}));
+    assert!(!error, "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"data": {"id": "2"}, "links": {"self": "http://h/notes/2"}})
+    );
+}
+
+#[test]
 fn a_held_clock_is_sent_back_as_held_and_stamped_anew() {
     // contract: WRITE-034, WRITE-035, WRITE-055, WRITE-073
     // Ghost's collision check: an edit sends `updated_at` as it read it, in the `{"posts": [{…}]}`
