@@ -402,17 +402,8 @@ impl PageEnd<'_> {
             };
             let unnamed = target == 0 && !relation.names_first;
             let position_pair = (position.name(), position.value(target, size), unnamed);
-            let pairs = match spelling.restated {
-                Some(restated) => {
-                    self.restated_pairs(&sent, restated, position_pair, (size_name, size), spelling)
-                }
-                None => Self::page_pairs(
-                    &sent,
-                    position_pair,
-                    (size_name, size),
-                    (spelling, relation.leaves_unsent_size),
-                ),
-            };
+            let pairs =
+                self.relation_pairs(&sent, relation, position_pair, (size_name, size), spelling);
             let link = match pairs.as_slice() {
                 [] => prefix.to_owned(),
                 _ => format!("{prefix}?{}", spell_pairs(&pairs, spelling.encoding)),
@@ -425,6 +416,27 @@ impl PageEnd<'_> {
             links.insert(relation.key.clone(), entry);
         }
         Some(Some(Json::Object(links)))
+    }
+
+    /// A relation's link's query pairs, as the form restates the call's query (see
+    /// [`Self::restated_pairs`]) or repeats it (see [`Self::page_pairs`]).
+    fn relation_pairs(
+        &self,
+        sent: &[(String, String)],
+        relation: &PageRelation,
+        position_pair: (&str, u64, bool),
+        size: (&str, u64),
+        spelling: LinkSpelling<'_>,
+    ) -> Vec<(String, String)> {
+        match spelling.restated {
+            Some(restated) => self.restated_pairs(sent, restated, position_pair, size, spelling),
+            None => Self::page_pairs(
+                sent,
+                position_pair,
+                size,
+                (spelling, relation.leaves_unsent_size),
+            ),
+        }
     }
 
     /// A page's query pairs: the position parameter first, then the call's other arguments as

@@ -1181,9 +1181,7 @@ fn response_of(
             Vec::new()
         };
     let echoed = echoed_members(draft, calls, (kind, shows_member), pointer.as_deref());
-    let shown: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
-    let sent_names = super::sent_names::learn(&shown, pointer.as_deref().unwrap_or(""));
-    let path_echoes = path_echoes(&shown);
+    let (sent_names, path_echoes) = call_echoes(draft, calls, pointer.as_deref());
     let projected = (kind == ResponseKind::Projection)
         .then(|| projected_answer(draft, calls, pointer.as_deref().unwrap_or("")))
         .flatten();
@@ -1213,6 +1211,21 @@ fn response_of(
         path_echoes,
         projected,
     })
+}
+
+/// What every recorded call's answer repeats of its own call: the names it sent (see
+/// [`super::sent_names`]) and its path (see [`path_echoes`]).
+fn call_echoes(
+    draft: &Draft,
+    calls: &[Call],
+    pointer: Option<&str>,
+) -> (
+    std::collections::BTreeMap<String, String>,
+    Vec<crate::path_echo::PathEcho>,
+) {
+    let shown: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
+    let sent_names = super::sent_names::learn(&shown, pointer.unwrap_or(""));
+    (sent_names, path_echoes(&shown))
 }
 
 /// The answer members every recorded call's answer spelled its own path in (see
