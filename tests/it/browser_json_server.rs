@@ -42,8 +42,11 @@ document.getElementById('save').addEventListener('click', async () => {{
     .into_bytes()
 }
 
-/// A JSON document the application serves whose bytes are not UTF-8 and hold the note secret:
-/// redaction cannot rewrite it, so it empties it.
+/// A binary document the application serves (`application/octet-stream`, which the browser
+/// exposes as its bytes) whose bytes are not UTF-8 and hold the note secret: redaction cannot
+/// rewrite it, so it empties it. (Served as `.json`, Chromium 148 exposes such a body as text
+/// decoded with replacement characters, which redaction rewrites: SCENARIO-022's "the bytes the
+/// browser exposes".)
 fn export_document() -> Vec<u8> {
     let mut bytes = br#"{"note": ""#.to_vec();
     bytes.extend_from_slice(NOTE.as_bytes());
@@ -78,7 +81,7 @@ fn recorded() -> &'static Recorded {
 fn record() -> Recorded {
     let app = json_server(&[
         ("note.html", note_page()),
-        ("export.json", export_document()),
+        ("export.bin", export_document()),
     ]);
     let origin = app.origin();
     let secret = |id: &str| json!({"source": "secret", "secret_id": id});
@@ -106,7 +109,7 @@ fn record() -> Recorded {
             {"step_id": "token-in-url", "action": "goto",
              "destination": {"url": format!("{origin}/posts"),
                              "query": [{"name": "api_key", "value": secret("token")}]}},
-            {"step_id": "export", "action": "request", "method": "GET", "path": "/export.json",
+            {"step_id": "export", "action": "request", "method": "GET", "path": "/export.bin",
              "expected_status": [200]},
             {"step_id": "patch-unread", "action": "request", "method": "PATCH", "path": "/posts/1",
              "json": {"title": "Patched and never read back"}, "expected_status": [200]}
@@ -335,7 +338,7 @@ fn bodies_keep_what_the_application_returned_and_empty_only_what_redaction_canno
     assert!(body.contains(SESSION_TOKEN), "{body}");
     // contract: SCENARIO-022
     assert!(body.contains("[redacted:note]"));
-    let export = record_of(evidence, "GET", "/export.json")[0];
+    let export = record_of(evidence, "GET", "/export.bin")[0];
     // contract: SCENARIO-023
     assert_eq!(
         export["response"]["body"],
@@ -541,7 +544,7 @@ fn the_evidence_is_served_like_a_har_inspection_and_an_emptied_body_replays_none
         &url,
         1,
         "tools/call",
-        json!({"name": "get_export_json", "arguments": {}}),
+        json!({"name": "get_export_bin", "arguments": {}}),
     ));
     assert_eq!(export["status"], 200);
     // contract: SCENARIO-023
