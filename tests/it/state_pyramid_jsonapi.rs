@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 
 use crate::state_support::agreement::route;
 use crate::state_support::{
-    Served, capture_file, corpus_dir, id_and_body, live_answer, read_by_id, serve_corpus_app,
-    write_plan,
+    Served, call_admitted, capture_file, corpus_dir, id_and_body, id_arguments, live_answer,
+    read_by_id, serve_corpus_app, write_plan,
 };
 
 const APP: &str = "pyramid-jsonapi";
@@ -111,6 +111,11 @@ fn call_probe(served: &Served, record: &CaptureRecord) -> Option<(String, Value)
 /// The probe's step answers from the state with the live status and body.
 fn assert_live_step(served: &Served, probe: &str, records: &[CaptureRecord], step: usize) {
     let (tool, answer) = call_probe(served, &records[step]).expect("a tool fits the probe");
+    assert_live_answer((probe, step), &tool, &answer);
+}
+
+/// An answer to the probe's step is the state's, with the live status and body.
+fn assert_live_answer((probe, step): (&str, usize), tool: &str, answer: &Value) {
     assert_eq!(
         answer.pointer("/state/source").and_then(Value::as_str),
         Some("state"),
@@ -133,13 +138,21 @@ fn assert_live_step(served: &Served, probe: &str, records: &[CaptureRecord], ste
 fn compound_documents_related_resources_and_linkage_answer_from_the_state() {
     // The build read `include` on the tasks and one project before any write (entries 36-40)
     // and once after creating project 7 and its task (entry 88, not the state held); the probe
-    // includes on other filters (31, 32), reads related resources (45: task 9's project; 46:
-    // task 12's assignee, none) and linkage routes (47, 48) the build never read.
+    // includes on other filters (31, 32) and on a person, never read with a query (33, its
+    // `links.self` echoing the call's origin, path and query as every item read with a query
+    // did), reads related resources (45: task 9's project; 46: task 12's assignee, none) and
+    // linkage routes (47, 48) the build never read.
     let served = serve_corpus_app(APP);
     let records = probe_records("probe-reads");
     for step in [31, 32, 45, 46, 47, 48] {
         assert_live_step(&served, "probe-reads", &records, step);
     }
+    // `include` is offered on the person item, whose recorded calls never named it.
+    let tool = "get_people_by_id";
+    let mut arguments = id_arguments(&served, tool, "1");
+    arguments.insert("include".to_owned(), json!("tasks"));
+    let answer = call_admitted(&served, tool, arguments);
+    assert_live_answer(("probe-reads", 33), tool, &answer);
 }
 
 #[test]
