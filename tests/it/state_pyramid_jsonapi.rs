@@ -158,12 +158,14 @@ fn compound_documents_related_resources_and_linkage_answer_from_the_state() {
 #[test]
 fn related_and_linkage_routes_follow_the_served_writes() {
     // probe-crud: task 13 created (step 0) and moved to project 4 (step 7), its linkage read
-    // (step 8); task 12 added to project 2's tasks (step 39), its project read (step 40). Every
-    // call before is made in order, as the probe made it.
+    // (step 8); task 10 given to Ines, created at step 18 (step 23), its assignee read with her
+    // tasks' linkage and its count, `meta.results.returned` (step 24); task 12 added to project
+    // 2's tasks (step 39), its project read (step 40). Every call before is made in order, as
+    // the probe made it.
     let served = serve_corpus_app(APP);
     let records = probe_records("probe-crud");
     for step in 0..=40 {
-        if [8, 40].contains(&step) {
+        if [8, 24, 40].contains(&step) {
             assert_live_step(&served, "probe-crud", &records, step);
         } else {
             // A call no tool takes changes nothing.
