@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::state_support::agreement::route;
 use crate::state_support::{
     Served, call_admitted, capture_file, corpus_dir, id_and_body, id_arguments, live_answer,
-    read_by_id, serve_corpus_app, write_plan,
+    read_by_id, serve_corpus_app, serve_corpus_app_transfer, write_plan,
 };
 
 const APP: &str = "pyramid-jsonapi";
@@ -172,4 +172,15 @@ fn related_and_linkage_routes_follow_the_served_writes() {
             let _ = call_probe(&served, &records[step]);
         }
     }
+}
+
+#[test]
+fn a_transferred_linkage_route_mints_its_page_link_and_counts_its_linkage() {
+    // The build read project 2's tasks linkage (entry 57: `links.first` with the page query,
+    // `meta.results.returned` 3), never a person's; sibling transfer offers the people's route,
+    // answered for Alice (probe-reads step 51: tasks 4 and 8).
+    let served = serve_corpus_app_transfer(APP, true);
+    let tool = "get_people_relationships_tasks_by_people_id";
+    let answer = call_admitted(&served, tool, id_arguments(&served, tool, "1"));
+    assert_live_answer(("probe-reads", 51), tool, &answer);
 }
