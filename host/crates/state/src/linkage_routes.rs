@@ -11,10 +11,13 @@
 //! every read spells a member's text as the number it reads as, as that number
 //! (`numbered`: flask-rest-jsonapi-next's `{"id": 3}` beside the resource's `"3"`). The
 //! envelope's other text members are kept as recorded, or minted per call where they spell the
-//! call's path (after a constant prefix: `links.self`) or the entity's text member of the same
-//! relationship (`links.related`, the entity's `relationships.<name>.links.related`). A call
-//! for any entity the state holds is answered from its live linkage; an entity the state lacks,
-//! or a segment other than the recorded ones, is not modelled.
+//! call's path (after a constant prefix: `links.self`; before a constant query too: a page's
+//! link, `links.first`), the named entity's collection path (Flask-Restless's `links.self`) or
+//! the entity's text member of the same relationship (`links.related`, the entity's
+//! `relationships.<name>.links.related`); its numbers that every read of a to-many linkage
+//! shows equal to the linkage's length (`meta.total`) count the live linkage. A call for any
+//! entity the state holds is answered from its live linkage; an entity the state lacks, or a
+//! segment other than the recorded ones, is not modelled.
 
 use serde::{Deserialize, Serialize};
 
