@@ -7,12 +7,21 @@
 //! `relationships.<name>.data`, which the task's item read and its new related list then show.
 //! Its lists' page links restate the call's query (the page size and the sort first, then the
 //! filters, strictly encoded), minted for queries the build never sent; its update answers list
-//! the names the call sent. (Its compound documents are not answered yet: the review,
-//! `tests/fidelity/reviews/pyramid-jsonapi.toml`, says why.)
+//! the names the call sent.
+//! Its compound documents (`include=project,assignee`), related-resource routes
+//! (`/api/tasks/{id}/project`) and linkage routes (`/api/tasks/{id}/relationships/assignee`)
+//! answer from the state: the compound rule is learned from the build's include reads in their
+//! observation windows, the project create's include read after it (build entry 88) left out.
 
+use rea_evidence::capture::capture_records;
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use serde_json::{Value, json};
 
-use crate::state_support::{id_and_body, live_answer, read_by_id, serve_corpus_app, write_plan};
+use crate::state_support::agreement::route;
+use crate::state_support::{
+    Served, call_admitted, capture_file, corpus_dir, id_and_body, id_arguments, live_answer,
+    read_by_id, serve_corpus_app, serve_corpus_app_transfer, write_plan,
+};
 
 const APP: &str = "pyramid-jsonapi";
 
@@ -139,4 +148,96 @@ fn an_update_answer_lists_the_names_its_call_sent() {
     );
     assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
     assert_eq!(answer.get("body"), Some(&live), "{answer}");
+}
+
+/// The records of one of the app's probes.
+fn probe_records(probe: &str) -> Vec<CaptureRecord> {
+    let path = corpus_dir(APP).join(format!("{probe}.har"));
+    capture_records(&capture_file(&path)).expect("the probe's records")
+}
+
+/// Calls the tool a probe record's request fits with its arguments (`None` when no tool takes
+/// them); the tool and its answer.
+fn call_probe(served: &Served, record: &CaptureRecord) -> Option<(String, Value)> {
+    let (tool, mut arguments) = route(served, record)?;
+    arguments.retain(|_, value| !value.is_null());
+    let (answer, _) = served.call(&tool, arguments);
+    Some((tool, answer))
+}
+
+/// The probe's step answers from the state with the live status and body.
+fn assert_live_step(served: &Served, probe: &str, records: &[CaptureRecord], step: usize) {
+    let (tool, answer) = call_probe(served, &records[step]).expect("a tool fits the probe");
+    assert_live_answer((probe, step), &tool, &answer);
+}
+
+/// An answer to the probe's step is the state's, with the live status and body.
+fn assert_live_answer((probe, step): (&str, usize), tool: &str, answer: &Value) {
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state"),
+        "{probe} step {step} ({tool}) answers from the state: {answer}"
+    );
+    let (status, live) = live_answer(APP, probe, step);
+    assert_eq!(
+        answer.get("status").and_then(Value::as_u64),
+        Some(status),
+        "{answer}"
+    );
+    assert_eq!(
+        answer.get("body"),
+        Some(&live),
+        "{probe} step {step} ({tool})"
+    );
+}
+
+#[test]
+fn compound_documents_related_resources_and_linkage_answer_from_the_state() {
+    // The build read `include` on the tasks and one project before any write (entries 36-40)
+    // and once after creating project 7 and its task (entry 88, not the state held); the probe
+    // includes on other filters (31, 32) and on a person, never read with a query (33, its
+    // `links.self` echoing the call's origin, path and query as every item read with a query
+    // did), reads related resources (45: task 9's project; 46: task 12's assignee, none) and
+    // linkage routes (47, 48) the build never read.
+    let served = serve_corpus_app(APP);
+    let records = probe_records("probe-reads");
+    for step in [31, 32, 45, 46, 47, 48] {
+        assert_live_step(&served, "probe-reads", &records, step);
+    }
+    // `include` is offered on the person item, whose recorded calls never named it.
+    let tool = "get_people_by_id";
+    let mut arguments = id_arguments(&served, tool, "1");
+    arguments.insert("include".to_owned(), json!("tasks"));
+    let answer = call_admitted(&served, tool, arguments);
+    assert_live_answer(("probe-reads", 33), tool, &answer);
+}
+
+#[test]
+fn related_and_linkage_routes_follow_the_served_writes() {
+    // probe-crud: task 13 created (step 0) and moved to project 4 (step 7), its linkage read
+    // (step 8); task 10 given to Ines, created at step 18 (step 23), its assignee read with her
+    // tasks' linkage and its count, `meta.results.returned` (step 24); task 12 added to project
+    // 2's tasks (step 39), its project read (step 40). Every call before is made in order, as
+    // the probe made it.
+    let served = serve_corpus_app(APP);
+    let records = probe_records("probe-crud");
+    for step in 0..=40 {
+        if [8, 24, 40].contains(&step) {
+            assert_live_step(&served, "probe-crud", &records, step);
+        } else {
+            // A call no tool takes changes nothing.
+            let _ = call_probe(&served, &records[step]);
+        }
+    }
+}
+
+#[test]
+fn a_transferred_linkage_route_mints_its_page_link_and_counts_its_linkage() {
+    // The build read project 2's tasks linkage (entry 57: `links.first` with the page query,
+    // `meta.results.returned` 3), never a person's; sibling transfer offers the people's route,
+    // answered for Alice (probe-reads step 51: tasks 4 and 8).
+    let served = serve_corpus_app_transfer(APP, true);
+    let tool = "get_people_relationships_tasks_by_people_id";
+    let answer = call_admitted(&served, tool, id_arguments(&served, tool, "1"));
+    assert_live_answer(("probe-reads", 51), tool, &answer);
 }

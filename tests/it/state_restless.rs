@@ -224,3 +224,16 @@ fn a_linkage_route_mints_its_related_link_from_the_call_path() {
     assert_eq!(status, 200);
     assert_eq!(answer, live);
 }
+
+#[test]
+fn a_transferred_linkage_route_mints_its_page_links_its_collection_and_its_count() {
+    // The build read project 2's tasks linkage (entry 58: `links.first` and `last` with the page
+    // query, `links.self` the collection's path, `meta.total` 3), never a person's; sibling
+    // transfer offers the people's route, answered for Alice (probe-reads step 54).
+    let served = crate::state_support::serve_corpus_app_transfer(APP, true);
+    let tool = "get_person_relationships_tasks_by_person_id";
+    let answer = read_by_id(&served, tool, "1");
+    let (status, live) = crate::state_support::live_answer(APP, "probe-reads", 54);
+    assert_eq!(status, 200);
+    assert_eq!(answer, live);
+}

@@ -3,14 +3,17 @@
 //! resources the shown resources' relationship linkage names (`relationships.<rel>.data`: an
 //! identifier object, `null`, or an array of identifiers).
 //!
-//! Learned from the successful list and item reads naming such a parameter: every name in its
-//! value is a member of one object member of each shown resource (`relationships`), each holding
-//! the linkage in one member (`data`), and the top-level member holds exactly the resources those
-//! identifiers name (the shown resources left out), each matching its identifier's members. Where
-//! the held entity already holds the linkage shown, it is read from the entity; where the held
-//! entity shows none (an application that fills the linkage of included relationships only),
-//! the linkage is learned as keyed ([`crate::compound_keys`]): a property of the resource or of
-//! the related resources holding the other's id. One rule per state; a call of any list or item
+//! Learned from the successful list and item reads naming such a parameter in their observation
+//! windows (a read after a write related to what it shows, a project's compound read after its
+//! create, shows another state than the one held: it neither teaches nor contradicts the rule):
+//! every name in its value is a member of one object member of each shown resource
+//! (`relationships`), each holding the linkage in one member (`data`), and the top-level member
+//! holds exactly the resources those identifiers name (the shown resources left out), each
+//! matching its identifier's members. Where the held entity already holds the linkage shown, it
+//! is read from the entity; where the held entity shows none (an application that fills the
+//! linkage of included relationships only), the linkage is learned as keyed
+//! ([`crate::compound_keys`]): a property of the resource or of the related resources holding
+//! the other's id. One rule per state; a call of any list or item
 //! view naming relationships its entities hold is answered as the call without the parameter,
 //! the linkage filled and the related resources the state holds added in first-seen order over
 //! the shown resources (by relationship in the order named), each as its own entity holds it, or
@@ -109,9 +112,9 @@ pub fn names_resource(identifier: &Object, resource: &Object) -> bool {
         .all(|(key, value)| resource.get(key) == Some(value))
 }
 
-/// Learns the rule from the list and item reads of every view (see the module docs); `None`
-/// when no read teaches one, two reads teach different member names, or a read shows a linkage
-/// neither held nor keyed.
+/// Learns the rule from the list and item reads of every view in their observation windows (see
+/// the module docs); `None` when no read teaches one, two reads teach different member names, or
+/// a read shows a linkage neither held nor keyed.
 pub fn learn(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -132,7 +135,7 @@ pub fn learn(
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        for observation in timeline.all(index) {
+        for observation in timeline.checked(index) {
             let Some(body) = observation.success_body() else {
                 continue;
             };
@@ -537,8 +540,86 @@ impl CompoundDocuments {
 mod tests {
     use super::*;
     use crate::test_support::entity;
-
     use crate::test_support::parsed_json as json;
+
+    /// A JSON:API resource of `kind` (`tasks`, `projects`) linking `links` under `name`.
+    fn resource(kind: &str, id: u64, name: &str, links: serde_json::Value) -> serde_json::Value {
+        let attributes = serde_json::json!({"title": format!("{kind} {id}")});
+        let relationships = serde_json::json!({name: {"data": links}});
+        serde_json::json!({"type": kind, "id": id.to_string(), "attributes": attributes,
+            "relationships": relationships})
+    }
+
+    /// A task resource linking its project.
+    fn task(id: u64, project: u64) -> serde_json::Value {
+        let linked = serde_json::json!({"type": "projects", "id": project.to_string()});
+        resource("tasks", id, "project", linked)
+    }
+
+    /// A project resource linking its tasks.
+    fn project(id: u64, tasks: &[u64]) -> serde_json::Value {
+        let linked: Vec<serde_json::Value> = (tasks.iter())
+            .map(|id| serde_json::json!({"type": "tasks", "id": id.to_string()}))
+            .collect();
+        resource("projects", id, "tasks", serde_json::Value::from(linked))
+    }
+
+    /// The parameter of the compound rule the state derived from these records learns, if any.
+    fn learned_parameter(
+        records: Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+    ) -> Option<String> {
+        crate::derive::tests::derive(records)
+            .state
+            .compound
+            .map(|rule| rule.parameter)
+    }
+
+    #[test]
+    fn an_include_read_after_a_write_it_shows_neither_teaches_nor_contradicts_the_rule() {
+        use serde_json::json;
+        let at = |ordinal, method, target, body| {
+            let status = if method == "POST" { 201 } else { 200 };
+            crate::derive::tests::record(ordinal, method, target, status, body)
+        };
+        let mut records = vec![
+            at(0, "GET", "/api/tasks", json!({"data": [task(1, 1)]})),
+            at(
+                1,
+                "GET",
+                "/api/projects",
+                json!({"data": [project(1, &[1])]}),
+            ),
+            at(
+                2,
+                "GET",
+                "/api/projects/1",
+                json!({"data": project(1, &[1])}),
+            ),
+            at(
+                3,
+                "GET",
+                "/api/tasks?include=project",
+                json!({"data": [task(1, 1)], "included": [project(1, &[1])]}),
+            ),
+        ];
+        assert_eq!(
+            learned_parameter(records.clone()).as_deref(),
+            Some("include")
+        );
+        // Project 2 and its task 2, created by the writes before the read, are no held
+        // entities: the read shows the state after them, not the one held.
+        records.extend([
+            at(4, "POST", "/api/projects", json!({"data": project(2, &[])})),
+            at(5, "POST", "/api/tasks", json!({"data": task(2, 2)})),
+            at(
+                6,
+                "GET",
+                "/api/projects/2?include=tasks",
+                json!({"data": project(2, &[2]), "included": [task(2, 2)]}),
+            ),
+        ]);
+        assert_eq!(learned_parameter(records).as_deref(), Some("include"));
+    }
 
     fn book(id: &str, author: &str, borrower: &str) -> String {
         format!(

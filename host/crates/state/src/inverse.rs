@@ -1,8 +1,9 @@
 //! Inverse linkages: a parent's array of identifiers listing exactly the children whose to-one
 //! linkage names it (a JSON:API author's `relationships.books.data` listing the books whose
 //! `relationships.author.data` is `{"type": "Author", "id": …}`), with a count beside it
-//! (`relationships.books.meta.count`), learned from the held entities when every parent and
-//! every child agree, and kept as children change: a child whose linkage moves, appears or goes
+//! (`relationships.books.meta.count`, `relationships.tasks.meta.results.returned`), learned from
+//! the held entities when every parent and every child agree, and kept as children change: a
+//! child whose linkage moves, appears or goes
 //! leaves its old parent's array and joins its new parent's (in id order when every learned
 //! array listed its children in id order and no read after a write showed one out of it,
 //! [`appended`]; else last), the count following the array.
@@ -539,8 +540,9 @@ impl InverseLink {
     }
 }
 
-/// The pointer of a number beside the array (inside the object holding it, down to two levels)
-/// equal to its length in every parent, the lengths not all equal.
+/// The pointer of a number beside the array (inside the object holding it, down to three
+/// levels: `meta.count`, `meta.results.returned`) equal to its length in every parent, the
+/// lengths not all equal.
 fn count_pointer(list: &str, lengths: &[(&&Entity, usize)]) -> Option<String> {
     let (holder, _) = list.rsplit_once('/')?;
     let (first, _) = lengths.first()?;
@@ -563,7 +565,7 @@ fn count_pointer(list: &str, lengths: &[(&&Entity, usize)]) -> Option<String> {
 fn number_leaves(value: &Json, at: String, depth: usize, found: &mut Vec<String>) {
     match value {
         Json::Number(_) => found.push(at),
-        Json::Object(object) if depth < 2 => {
+        Json::Object(object) if depth < 3 => {
             for (key, member) in object.iter() {
                 number_leaves(
                     member,
@@ -810,6 +812,31 @@ mod tests {
                 sorted: true,
             }]
         );
+    }
+
+    #[test]
+    fn a_count_three_levels_down_beside_a_constant_is_learned() {
+        // pyramid-jsonapi's `meta.results.returned` beside the page's `limit`.
+        let author = |id: &str, books: &[&str]| {
+            let data: Vec<String> = (books.iter())
+                .map(|book| format!(r#"{{"type": "Book", "id": "{book}"}}"#))
+                .collect();
+            let meta = format!(
+                r#"{{"results": {{"limit": 10, "returned": {}}}}}"#,
+                books.len()
+            );
+            let books = format!(r#"{{"meta": {meta}, "data": [{}]}}"#, data.join(", "));
+            let fields = format!(
+                r#"{{"type": "Author", "id": "{id}", "relationships": {{"books": {books}}}}}"#
+            );
+            entity("/authors", id, &fields)
+        };
+        let mut held = held();
+        held[0] = author("1", &["1", "2"]);
+        held[1] = author("2", &["3"]);
+        let links = learn(held.iter());
+        let counts: Vec<Option<&str>> = links.iter().map(|link| link.count.as_deref()).collect();
+        assert_eq!(counts, [Some("/relationships/books/meta/results/returned")]);
     }
 
     #[test]

@@ -11,10 +11,13 @@
 //! every read spells a member's text as the number it reads as, as that number
 //! (`numbered`: flask-rest-jsonapi-next's `{"id": 3}` beside the resource's `"3"`). The
 //! envelope's other text members are kept as recorded, or minted per call where they spell the
-//! call's path (after a constant prefix: `links.self`) or the entity's text member of the same
-//! relationship (`links.related`, the entity's `relationships.<name>.links.related`). A call
-//! for any entity the state holds is answered from its live linkage; an entity the state lacks,
-//! or a segment other than the recorded ones, is not modelled.
+//! call's path (after a constant prefix: `links.self`; before a constant query too: a page's
+//! link, `links.first`), the named entity's collection path (Flask-Restless's `links.self`) or
+//! the entity's text member of the same relationship (`links.related`, the entity's
+//! `relationships.<name>.links.related`); its numbers that every read of a to-many linkage
+//! shows equal to the linkage's length (`meta.total`) count the live linkage. A call for any
+//! entity the state holds is answered from its live linkage; an entity the state lacks, or a
+//! segment other than the recorded ones, is not modelled.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +41,12 @@ pub enum LinkageText {
     /// The related route's path after this prefix: the call's path without its segment before
     /// the relationship's name (`/api/task/1/assignee` for `/api/task/1/relationships/assignee`).
     Related(String),
+    /// The call's path between this prefix and this constant query (a first page's link,
+    /// `…/api/projects/2/relationships/tasks?page%5Blimit%5D=10&sort=id`).
+    RequestQuery(String, String),
+    /// The collection path of the entity the call names after this prefix (Flask-Restless's
+    /// `links.self`, `/api/project` for `/api/project/2/relationships/tasks`).
+    Collection(String),
 }
 
 /// A learned linkage route (see the module docs).
@@ -59,6 +68,10 @@ pub struct LinkageRoute {
     /// The envelope members minted per call, by pointer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub minted: Vec<(String, LinkageText)>,
+    /// The envelope's numbers counting a to-many linkage's identifiers, by pointer
+    /// (`/meta/total`, `/meta/results/returned`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counted: Vec<String>,
     /// The recorded read whose route an inferred sibling read took ([`crate::sibling_reads`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<String>,
@@ -149,12 +162,50 @@ fn route_of(
         tool: tool.to_owned(),
         collection_segments: collection,
         between: between?.into_iter().map(str::to_owned).collect(),
+        counted: counted_members(&shown, &pointer),
         pointer,
         numbered,
         envelope_ordinal: last.ordinal,
         minted,
         inferred_from: None,
     })
+}
+
+/// The pointers of the envelope's numbers (down to three levels, outside the linkage at
+/// `pointer`) that every read showing a to-many linkage shows equal to its length; none
+/// without such a read.
+fn counted_members(shown: &[(&Observation, &Json, &Entity, Json)], pointer: &str) -> Vec<String> {
+    let arrays: Vec<(&Json, usize)> = shown
+        .iter()
+        .filter_map(|(_, body, _, linkage)| Some((*body, linkage.as_array()?.len())))
+        .collect();
+    let Some((first, _)) = arrays.first() else {
+        return Vec::new();
+    };
+    let mut numbers = Vec::new();
+    number_pointers(first, String::new(), &mut numbers);
+    numbers.retain(|at| {
+        *at != pointer
+            && !at.starts_with(&format!("{pointer}/"))
+            && arrays.iter().all(|(body, length)| {
+                body.pointer(at).and_then(scalar_text) == Some(length.to_string())
+            })
+    });
+    numbers
+}
+
+/// The pointers of a value's numbers, down to three levels of objects.
+fn number_pointers(value: &Json, at: String, found: &mut Vec<String>) {
+    match value {
+        Json::Number(_) => found.push(at),
+        Json::Object(object) if at.matches('/').count() < 3 => {
+            for (key, member) in object.iter() {
+                let pointer = format!("{at}/{}", rea_plugin_api::json::escape_pointer_segment(key));
+                number_pointers(member, pointer, found);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The identifier members every read at `pointer` spells as numbers where the linkage holds
@@ -246,23 +297,50 @@ fn minted_text(
             .and_then(Json::as_str)
             .map(str::to_owned)
     };
-    let (last, ..) = shown.last()?;
-    if let Some(prefix) = value.strip_suffix(last.path.as_str())
-        && shown.iter().all(|(read, body, ..)| {
-            text(body).is_some_and(|text| text == format!("{prefix}{}", read.path))
-        })
-    {
-        return Some((member.to_owned(), LinkageText::Request(prefix.to_owned())));
+    if let Some(source) = path_text(value, shown, &text) {
+        return Some((member.to_owned(), source));
     }
     if let Some(source) = entity_text(value, shown, (parent, name), &text) {
         return Some((member.to_owned(), source));
     }
+    let (last, ..) = shown.last()?;
     let prefix = value.strip_suffix(related_path(&last.path)?.as_str())?;
     let agrees = shown.iter().all(|(read, body, ..)| {
         let related = related_path(&read.path).map(|path| format!("{prefix}{path}"));
         related.is_some() && text(body) == related
     });
     agrees.then(|| (member.to_owned(), LinkageText::Related(prefix.to_owned())))
+}
+
+/// Where a text every read spells from its own path comes from: the call's path after a
+/// constant prefix ([`LinkageText::Request`]), then a constant query
+/// ([`LinkageText::RequestQuery`]), or the named entity's collection path after a constant
+/// prefix ([`LinkageText::Collection`]).
+fn path_text(
+    value: &str,
+    shown: &[(&Observation, &Json, &Entity, Json)],
+    text: &dyn Fn(&Json) -> Option<String>,
+) -> Option<LinkageText> {
+    let (last, _, parent, _) = shown.last()?;
+    let every = |spelled: &dyn Fn(&Observation, &Entity) -> String| {
+        (shown.iter()).all(|(read, body, entity, _)| text(body) == Some(spelled(read, entity)))
+    };
+    let (before, query) = match value.split_once('?') {
+        Some((before, query)) => (before, format!("?{query}")),
+        None => (value, String::new()),
+    };
+    if let Some(prefix) = before.strip_suffix(last.path.as_str())
+        && every(&|read, _| format!("{prefix}{}{query}", read.path))
+    {
+        return Some(if query.is_empty() {
+            LinkageText::Request(prefix.to_owned())
+        } else {
+            LinkageText::RequestQuery(prefix.to_owned(), query)
+        });
+    }
+    let prefix = value.strip_suffix(parent.collection.as_str())?;
+    every(&|_, entity| format!("{prefix}{}", entity.collection))
+        .then(|| LinkageText::Collection(prefix.to_owned()))
 }
 
 /// The entity's text member of the same relationship every read's member spells
@@ -347,8 +425,16 @@ impl LinkageRoute {
                     parent.fields.pointer(&pointer)?.as_str()?.to_owned()
                 }
                 LinkageText::Related(prefix) => format!("{prefix}{}", related_path(path)?),
+                LinkageText::RequestQuery(prefix, query) => format!("{prefix}{path}{query}"),
+                LinkageText::Collection(prefix) => format!("{prefix}{}", parent.collection),
             };
             *crate::render::pointer_mut(&mut body, member)? = Json::String(text.into());
+        }
+        if let Json::Array(identifiers) = &linkage {
+            for counted in &self.counted {
+                *crate::render::pointer_mut(&mut body, counted)? =
+                    Json::from(identifiers.len() as u64);
+            }
         }
         Some(body)
     }
@@ -440,6 +526,40 @@ mod tests {
         )];
         let wrong: Vec<&Observation> = wrong.iter().collect();
         assert_eq!(route_of("get_route", &wrong, &rule(), (&held, 1)), None);
+    }
+
+    #[test]
+    fn a_to_many_route_mints_its_page_link_its_collection_and_its_count() {
+        // Flask-Restless's `links.first` and bare `self`, `meta.total`; pyramid-jsonapi's
+        // `meta.results` beside a constant `limit`.
+        let held = [person("3", &["5", "8"]), person("4", &["9"])];
+        let held: Vec<&Entity> = held.iter().collect();
+        let origin = "http://h:1";
+        let body = |id: &str, data: &str, count: usize| {
+            format!(
+                r#"{{"data": [{data}], "links": {{"first": "{origin}/people/{id}/relationships/tasks?page[size]=10", "self": "/people"}}, "meta": {{"total": {count}, "results": {{"limit": 10, "returned": {count}}}}}}}"#
+            )
+        };
+        let recorded = body(
+            "3",
+            r#"{"type": "task", "id": "5"}, {"type": "task", "id": "8"}"#,
+            2,
+        );
+        let reads = [read(38, "/people/3/relationships/tasks", &recorded)];
+        let reads: Vec<&Observation> = reads.iter().collect();
+        let route = route_of("get_route", &reads, &rule(), (&held, 1)).expect("a route");
+        let first = LinkageText::RequestQuery(origin.to_owned(), "?page[size]=10".to_owned());
+        assert!(route.minted.contains(&("/links/first".to_owned(), first)));
+        let own = LinkageText::Collection(String::new());
+        assert!(route.minted.contains(&("/links/self".to_owned(), own)));
+        assert_eq!(route.counted, ["/meta/total", "/meta/results/returned"]);
+        let answer = route.answer(
+            (&rule(), &json(&recorded)),
+            "/people/4/relationships/tasks",
+            &held,
+        );
+        let expected = body("4", r#"{"type": "task", "id": "9"}"#, 1);
+        assert_eq!(answer, Some(json(&expected)));
     }
 
     #[test]

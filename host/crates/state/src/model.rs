@@ -125,6 +125,10 @@ pub struct StateView {
     /// any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_echo: Option<String>,
+    /// The constant text the request echo shows before the call's line: an origin, or nothing
+    /// ([`crate::request_echo::Echo::prefix`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub request_echo_prefix: String,
     /// The folder listings composed from those entries (see [`crate::listings`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -792,7 +792,8 @@ impl StateService {
     }
 
     /// A reshaping answer of an item call with a query, with the envelope member echoing the call
-    /// ([`crate::request_echo`]) where the tool's reads show one: its path and pairs as sent.
+    /// ([`crate::request_echo`]) where the tool's reads show one: its origin (if any), path and
+    /// pairs as sent.
     fn with_echo(
         &self,
         tool: &str,
@@ -813,7 +814,8 @@ impl StateService {
         {
             let path = format!("/{}", call.segments(template).join("/"));
             let line = crate::request_echo::request_line(&path, &pairs);
-            if crate::request_echo::apply(&mut rendered.body, pointer, line).is_none() {
+            let echoed = format!("{}{line}", self.derived().request_echo_prefix);
+            if crate::request_echo::apply(&mut rendered.body, pointer, echoed).is_none() {
                 return self.recording(tool, template, call, "request-echo", stale);
             }
         }

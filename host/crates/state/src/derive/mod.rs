@@ -311,6 +311,7 @@ fn derive_pass(
     let write_clock = write_clock_of(timeline);
     let (compound, related_routes, linkage_routes) =
         relationship_rules(manifest, timeline, (&entities, &views));
+    let echo = crate::request_echo::learn(manifest, timeline, &views);
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         expansion: crate::expansion::learn(manifest, timeline, &entities, &views),
@@ -324,7 +325,8 @@ fn derive_pass(
         related_routes,
         linkage_routes,
         appended_lists: Vec::new(),
-        request_echo: crate::request_echo::learn(manifest, timeline, &views),
+        request_echo: echo.as_ref().map(|echo| echo.pointer.clone()),
+        request_echo_prefix: echo.map(|echo| echo.prefix).unwrap_or_default(),
         documents,
         entities: shared_entities(entities),
         first_write_ordinal: timeline.first_write,
