@@ -3,10 +3,11 @@
 //!
 //! The kernel maps a binary's code in blocks around each page a process touches (fault-around,
 //! and whole large folios of the page cache), so code a run touches, scattered among code it never
-//! runs, keeps far more of the binary resident than it uses. `code-order.txt` lists, first, the
-//! functions a precomputed server touches (to `/ready` and an MCP session's first calls), then
-//! those an `environment-build` touches (`host/crates/bundle/bench/code_order.py` writes it); the
-//! linker places them first in `.text`, in that order. Only release builds for x86_64 Linux with
+//! runs, keeps far more of the binary resident than it uses. `code-order.txt` lists the functions
+//! both a precomputed server (to `/ready` and an MCP session's first calls) and an
+//! `environment-build` touch, then those only the build touches, then those only the server does
+//! (`host/crates/bundle/bench/code_order.py` writes it); the linker places them first in `.text`,
+//! in that order, so each run's code sits together. Only release builds for x86_64 Linux with
 //! the toolchain's own linker (rust-lld; no linker or linker flags configured) use it. A name the
 //! binary no longer has is skipped, so a stale list changes the layout, never the code.
 use std::env;

@@ -1,15 +1,16 @@
 """Writes host/code-order.txt: the functions of a release `rea` that a precomputed server (to
-/ready, then an MCP session's first calls) and an `environment-build` touch, the server's first,
-one symbol name a line. host/build.rs hands the list to the linker, which places those functions
-first in .text, so the pages a run touches sit together (issue 17: the kernel maps code in 64 KiB
-blocks around each touched page, and whole large folios, so scattered code kept most of the 28 MiB
-.text resident).
+/ready, then an MCP session's first calls) and an `environment-build` touch, one symbol name a
+line: those both touch, then those only the build touches, then those only the server touches.
+host/build.rs hands the list to the linker, which places those functions first in .text in that
+order, so the code each run touches sits together (issue 17: the kernel maps code in 64 KiB blocks
+around each touched page, and whole large folios, so scattered code kept most of the 28 MiB .text
+resident).
 
     python3 code_order.py REA OUT.txt     # as root; REA: target/release/rea, unstripped
 
 How it finds the touched pages: it runs a copy of REA with the copy's pages dropped from the page
-cache and the read-ahead of the copy's block device set to 0 (its bdi `read_ahead_kb`, restored
-after), so a page is in the page cache only once a run touched it (fault-around maps pages already
+cache before each run and the read-ahead of the copy's block device set to 0 (its bdi
+`read_ahead_kb`, restored after), so a page is in the page cache only once the run touched it (fault-around maps pages already
 cached, and none is read ahead); mincore(2) lists them. A function is listed when any page it
 spans was touched. Nothing leaves the machine; the server binds 127.0.0.1.
 """
@@ -28,8 +29,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The linker skips lines starting with '#'.
-HEADER = """# The functions a precomputed server and an environment-build touch, the server's first: the
-# linker places them first in .text (host/build.rs). Written by
+HEADER = """# The functions a precomputed server and an environment-build touch (both, the build's, the
+# server's): the linker places them first in .text, in this order (host/build.rs). Written by
 # `python3 host/crates/bundle/bench/code_order.py target/release/rea host/code-order.txt` (root).
 """
 PAGE = 4096
@@ -128,7 +129,7 @@ def build(rea, har, bundle, stand_in):
 
 
 def touched_pages(rea, work):
-    """The pages of `rea` the server touches, and those the server and a build touch."""
+    """The pages of `rea` the server touches, and those a build touches."""
     har = os.path.join(work, "synthetic-4mib.har")
     subprocess.run([sys.executable, os.path.join(HERE, "synthetic_har.py"), "4", har], check=True)
     stand_in = os.path.join(work, "stand-in")
@@ -141,18 +142,19 @@ def touched_pages(rea, work):
     setting = read_ahead_file(rea)
     with open(setting) as file:
         before = file.read().strip()
-    drop_from_cache(rea)
     try:
         with open(setting, "w") as file:
             file.write("0")
+        drop_from_cache(rea)
         serve(rea, env_dir)
         server_pages = resident_pages(rea)
+        drop_from_cache(rea)
         build(rea, har, os.path.join(work, "built"), stand_in)
-        all_pages = resident_pages(rea)
+        build_pages = resident_pages(rea)
     finally:
         with open(setting, "w") as file:
             file.write(before)
-    return server_pages, all_pages
+    return server_pages, build_pages
 
 
 def text_functions(rea):
@@ -173,16 +175,10 @@ def text_functions(rea):
     return sorted(functions)
 
 
-def listed(functions, pages, seen):
-    """The names of the functions spanning any of `pages` not in `seen`, in address order."""
-    names = []
-    for offset, size, name in functions:
-        if name in seen:
-            continue
-        if any(page in pages for page in range(offset // PAGE, (offset + size - 1) // PAGE + 1)):
-            seen.add(name)
-            names.append(name)
-    return names
+def listed(functions, pages):
+    """The names of the functions spanning any of `pages`, in address order."""
+    return [name for offset, size, name in functions
+            if any(page in pages for page in range(offset // PAGE, (offset + size - 1) // PAGE + 1))]
 
 
 def main():
@@ -193,20 +189,24 @@ def main():
         rea = os.path.join(work, "rea")
         shutil.copyfile(sys.argv[1], rea)
         os.chmod(rea, 0o755)
-        server_pages, all_pages = touched_pages(rea, work)
+        server_pages, build_pages = touched_pages(rea, work)
         functions = text_functions(rea)
-        seen = set()
-        server = listed(functions, server_pages, seen)
-        rest = listed(functions, all_pages, seen)
+        server = set(listed(functions, server_pages))
+        built = listed(functions, build_pages)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    groups = {"both": [name for name in built if name in server],
+              "build only": [name for name in built if name not in server]}
+    groups["server only"] = [name for name in listed(functions, server_pages)
+                             if name not in set(built)]
     with open(sys.argv[2], "w") as out:
         out.write(HEADER)
-        out.write("".join(name + "\n" for name in server + rest))
+        for names in groups.values():
+            out.write("".join(name + "\n" for name in names))
     sizes = {name: size for _, size, name in functions}
-    print("%d functions (%.2f MiB) the server touches, %d more (%.2f MiB) the build does" % (
-        len(server), sum(sizes[n] for n in server) / 1048576,
-        len(rest), sum(sizes[n] for n in rest) / 1048576))
+    print(", ".join("%s %d functions (%.2f MiB)" % (
+        group, len(names), sum(sizes[name] for name in names) / 1048576)
+        for group, names in groups.items()))
 
 
 main()

@@ -31,11 +31,9 @@ for size in ${BENCH_SIZES:-1 4 8 16 32}; do
   captures+=("$work/synthetic-${size}mib.har")
 done
 echo "rea $("$rea" --version 2>/dev/null | head -1), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), ${BENCH_RUNS:-1} runs per server"
-python3 - "$rea" <<'FLOOR'
-import os, subprocess, sys
-child = subprocess.Popen([sys.argv[1], "--version"], stdout=subprocess.DEVNULL)
-_, _, usage = os.wait4(child.pid, 0)
-print("rea --version: peak RSS %.1f MiB" % (usage.ru_maxrss / 1024))
-FLOOR
+# GNU time, not Python: a child's peak RSS includes its launcher's, held until it execs.
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f "rea --version: peak RSS %M KiB" "$rea" --version >/dev/null
+fi
 python3 "$here/startup.py" "$rea" "${captures[@]}" --runs "${BENCH_RUNS:-1}" \
   --binary "$work/stand-in" --precomputed-only --split

@@ -4,7 +4,8 @@ without the bundle's precomputed state (state.json) and time it to its first 200
     python3 startup.py REA CAPTURE.har... [--runs N] [--ceilings FILE] [--binary FILE]
 
 Per capture it prints the capture's size, `environment-build`'s wall time, CPU time and peak RSS
-(the child's ru_maxrss), then for the server deriving the state (no --state: what every server did
+(its VmHWM, read every millisecond while it runs: a child's ru_maxrss includes the RSS its launcher
+had when it forked, this script's 21 MiB, held until exec), then for the server deriving the state (no --state: what every server did
 before) and reading it (--state): the median time from spawn to /ready over N fresh processes, the
 median CPU time the server spent by then (all its threads), the RSS at /ready and the peak RSS
 (VmHWM), and the ratios (derive/precomputed time, peak RSS/capture size). On a shared machine the
@@ -46,11 +47,13 @@ SPLIT_FIELDS = ("RssAnon", "RssFile", "RssShmem")
 
 class Sampler:
     """Reads a live process's /proc/PID/status every millisecond on a thread of its own and keeps
-    the sample with the highest VmRSS: `split()` is its (RssAnon, RssFile, RssShmem) in MiB."""
+    the sample with the highest VmRSS: `split()` is its (RssAnon, RssFile, RssShmem) in MiB;
+    `hwm_kib` the highest VmHWM read (the process's peak unless it peaked in its last millisecond)."""
 
     def __init__(self, pid, enabled):
         self.pid = pid
         self.best = (0, (0, 0, 0))
+        self.hwm_kib = 0
         self.running = enabled
         self.thread = threading.Thread(target=self.run, daemon=True) if enabled else None
         if self.thread:
@@ -62,10 +65,11 @@ class Sampler:
             with open("/proc/%d/status" % self.pid) as status:
                 for line in status:
                     name, _, value = line.partition(":")
-                    if name == "VmRSS" or name in SPLIT_FIELDS:
+                    if name in ("VmRSS", "VmHWM") or name in SPLIT_FIELDS:
                         fields[name] = int(value.split()[0])
         except OSError:
             return
+        self.hwm_kib = max(self.hwm_kib, fields.get("VmHWM", 0))
         rss = fields.get("VmRSS", 0)
         if rss > self.best[0]:
             self.best = (rss, tuple(fields.get(name, 0) / 1024 for name in SPLIT_FIELDS))
@@ -84,7 +88,7 @@ class Sampler:
         return self.best[1]
 
 
-def build(rea, har, bundle, binary, split=False):
+def build(rea, har, bundle, binary):
     argv = [rea, "environment-build", har, bundle, "--name", "bench", "--json"]
     if binary:
         argv += ["--binary", binary]
@@ -92,7 +96,7 @@ def build(rea, har, bundle, binary, split=False):
     child = subprocess.Popen(
         argv,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    sampler = Sampler(child.pid, split)
+    sampler = Sampler(child.pid, True)
     output = child.stdout.read()
     # The exited child stays readable (a zombie keeps no memory) until it is waited for.
     peak_split = sampler.split()
@@ -101,7 +105,8 @@ def build(rea, har, bundle, binary, split=False):
     if status != 0:
         sys.exit("environment-build failed on %s" % har)
     report = json.loads(output)
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, report, peak_split
+    peak_kib = sampler.hwm_kib or usage.ru_maxrss
+    return elapsed, usage.ru_utime + usage.ru_stime, peak_kib / 1024, report, peak_split
 
 
 def status_kib(pid, field):
@@ -194,7 +199,7 @@ def main():
             size = mib(os.path.getsize(har))
             bundle = os.path.join(work, name)
             build_s, build_cpu, build_rss, report, build_split = build(
-                args.rea, har, bundle, args.binary, args.split)
+                args.rea, har, bundle, args.binary)
             env_dir = os.path.join(bundle, "envs", report["name"])
             has_state = os.path.exists(os.path.join(env_dir, "state.json"))
             derive = None if args.precomputed_only and has_state else \
