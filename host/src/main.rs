@@ -3,5 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // The loader has applied the binary's relocations: their table's pages are not needed again.
+    rea_serve::relocations::drop_relocation_table();
     rea::cli::main_with_args(std::env::args_os())
 }

@@ -91,6 +91,7 @@ pub mod memory;
 pub mod pages;
 pub mod queue;
 pub mod redact;
+pub mod relocations;
 pub mod schema;
 pub mod server;
 pub mod sessions;
