@@ -8,7 +8,8 @@
 //! `environment-build` touch, then those only the build touches, then those only the server does
 //! (`host/crates/bundle/bench/code_order.py` writes it); the linker places them first in `.text`,
 //! in that order, so each run's code sits together. Only release builds for x86_64 Linux with
-//! the toolchain's own linker (rust-lld; no linker or linker flags configured) use it. A name the
+//! the toolchain's own linker (rust-lld, the default from Rust 1.90; no linker or linker flags
+//! configured) use it. A name the
 //! binary no longer has is skipped, so a stale list changes the layout, never the code.
 use std::env;
 use std::path::Path;
@@ -22,11 +23,30 @@ fn main() {
     let lld_target = env::var("TARGET").is_ok_and(|target| target == "x86_64-unknown-linux-gnu");
     let own_linker = env::var_os("RUSTC_LINKER").is_none()
         && !env::var("CARGO_ENCODED_RUSTFLAGS").is_ok_and(|flags| flags.contains("linker"));
-    if release && lld_target && own_linker && list.is_file() {
+    if release && lld_target && own_linker && lld_by_default() && list.is_file() {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
             list.display()
         );
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
+}
+
+/// Whether the compiler links with its own LLD unless told otherwise: Rust 1.90 and later on
+/// x86_64 Linux (before it, `cc` with the system's GNU ld, which has no `--symbol-ordering-file`;
+/// the workspace's `rust-version` is older).
+fn lld_by_default() -> bool {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(output) = std::process::Command::new(rustc).arg("--version").output() else {
+        return false;
+    };
+    let version = String::from_utf8_lossy(&output.stdout);
+    let mut parts = version
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .split('.')
+        .map(|part| part.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (1, 90)
 }
