@@ -743,46 +743,12 @@ fn forms_beside(
     order_relations(&mut learned, shown);
     let order = QueryOrder::learn(shown.iter().map(|page| page.sent));
     let restated = shown_restatement(shown, &stripped, (position.name(), size_name));
-    let mut forms = spelled_forms(&prefix, learned, (default_size, order), spelling);
-    if let Some(restated) = restated {
-        forms.extend(restated_forms(&forms[0], &restated));
-    }
-    forms
-}
-
-/// The forms restating calls' queries as `restated` says, after a learned form (`learned`), in
-/// each encoding: decoded, form-encoded, strictly encoded.
-fn restated_forms(learned: &CursorForm, restated: &Restatement) -> Vec<CursorForm> {
-    [(false, false), (true, false), (false, true)]
-        .into_iter()
-        .filter_map(|(decoded_here, strict_here)| match learned.clone() {
-            CursorForm::PageLinks {
-                prefix,
-                relations,
-                default_size,
-                link_only,
-                first_unnamed,
-                absent_null,
-                order,
-                ..
-            } => Some(CursorForm::PageLinks {
-                prefix,
-                decoded: decoded_here,
-                relations,
-                position_last: false,
-                default_size,
-                link_only,
-                sorted: false,
-                first_unnamed,
-                absent_null,
-                appended: false,
-                order,
-                strict: strict_here,
-                restated: Some(restated.clone()),
-            }),
-            _ => None,
-        })
-        .collect()
+    spelled_forms(
+        &prefix,
+        learned,
+        (default_size, order),
+        (spelling, restated.as_ref()),
+    )
 }
 
 /// The [`Restatement`] the pages' links (`stripped`: less their echoes) show, if any: the names
@@ -849,38 +815,48 @@ fn shown_restatement(
     defaulted.then_some(restated)
 }
 
-/// The forms of the learned relations in every spelling of their queries.
+/// The forms of the learned relations in every spelling of their queries: repeating the call's
+/// query (position first or last, every pair in name order, or the position appended; decoded or
+/// form-encoded), then, where the links restate it (`restated`), restating it (decoded,
+/// form-encoded or strictly encoded).
 fn spelled_forms(
     prefix: &str,
     relations: Vec<PageRelation>,
     (default_size, order): (Option<u64>, QueryOrder),
-    spelling: ShownSpelling,
+    (spelling, restated): (ShownSpelling, Option<&Restatement>),
 ) -> Vec<CursorForm> {
-    // (position_last, sorted, appended)
-    let orders = [
+    // (position_last, sorted, appended), (decoded, strict), restatement
+    let repeated = [
         (false, false, false),
         (true, false, false),
         (false, true, false),
         (false, false, true),
-    ];
-    orders
-        .into_iter()
-        .flat_map(|order| [(order, false), (order, true)])
+    ]
+    .into_iter()
+    .flat_map(|order| [(order, (false, false), None), (order, (true, false), None)]);
+    let restating = restated.into_iter().flat_map(|restated| {
+        [(false, false), (true, false), (false, true)]
+            .map(|encoding| ((false, false, false), encoding, Some(restated.clone())))
+    });
+    repeated
+        .chain(restating)
         .map(
-            |((position_last, sorted, appended), decoded)| CursorForm::PageLinks {
-                prefix: prefix.to_owned(),
-                decoded,
-                relations: relations.clone(),
-                position_last,
-                default_size,
-                link_only: None,
-                sorted,
-                first_unnamed: spelling.first_unnamed,
-                absent_null: spelling.absent_null,
-                appended,
-                order: order.clone(),
-                strict: false,
-                restated: None,
+            |((position_last, sorted, appended), (decoded, strict), restated)| {
+                CursorForm::PageLinks {
+                    prefix: prefix.to_owned(),
+                    decoded,
+                    relations: relations.clone(),
+                    position_last,
+                    default_size,
+                    link_only: None,
+                    sorted,
+                    first_unnamed: spelling.first_unnamed,
+                    absent_null: spelling.absent_null,
+                    appended,
+                    order: order.clone(),
+                    strict,
+                    restated,
+                }
             },
         )
         .collect()

@@ -974,7 +974,7 @@ pub fn prepare(
     if let Some(response) = &plan.response {
         change.sent_names = super::sent_names::listed(&response.sent_names, input.body.as_ref());
     }
-    change.path = super::learn::called_path(&input.segments);
+    change.path = format!("/{}", input.segments.join("/"));
     Ok(change)
 }
 

@@ -1233,23 +1233,12 @@ fn call_echoes(
 fn path_echoes(calls: &[&Call]) -> Vec<crate::path_echo::PathEcho> {
     let paths: Vec<String> = calls
         .iter()
-        .map(|call| called_path(&call.segments))
+        .map(|call| format!("/{}", call.segments.join("/")))
         .collect();
     let lines: Option<Vec<(&Json, &str)>> = (calls.iter().zip(&paths))
         .map(|(call, path)| Some((call.response.as_ref()?, path.as_str())))
         .collect();
     lines.map_or_else(Vec::new, |lines| crate::path_echo::echoing(&lines))
-}
-
-/// A call's path as its segments spell it.
-pub(super) fn called_path(
-    segments: &[rea_plugin_api::contracts::capture::CompactString],
-) -> String {
-    segments.iter().fold(String::new(), |mut path, segment| {
-        path.push('/');
-        path.push_str(segment);
-        path
-    })
 }
 
 /// How every recorded call's projection answer shows its entity beyond members as stored (see
