@@ -325,17 +325,13 @@ fn path_text(
     let every = |spelled: &dyn Fn(&Observation, &Entity) -> String| {
         (shown.iter()).all(|(read, body, entity, _)| text(body) == Some(spelled(read, entity)))
     };
-    let (before, query) = match value.split_once('?') {
-        Some((before, query)) => (before, format!("?{query}")),
-        None => (value, String::new()),
-    };
-    if let Some(prefix) = before.strip_suffix(last.path.as_str())
+    if let Some((prefix, query)) = crate::path_echo::around_path(value, last.path.as_str())
         && every(&|read, _| format!("{prefix}{}{query}", read.path))
     {
         return Some(if query.is_empty() {
             LinkageText::Request(prefix.to_owned())
         } else {
-            LinkageText::RequestQuery(prefix.to_owned(), query)
+            LinkageText::RequestQuery(prefix.to_owned(), query.to_owned())
         });
     }
     let prefix = value.strip_suffix(parent.collection.as_str())?;

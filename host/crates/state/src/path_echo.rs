@@ -52,8 +52,9 @@ pub fn echoing(lines: &[(&Json, &str)]) -> Vec<PathEcho> {
         .collect()
 }
 
-/// The text before and after `path` in `text`, when `path` ends it or a query follows it.
-fn around_path<'a>(text: &'a str, path: &str) -> Option<(&'a str, &'a str)> {
+/// The text before and after `path` in `text`, when `path` ends it or a query follows it (the
+/// query from its `?`).
+pub(crate) fn around_path<'a>(text: &'a str, path: &str) -> Option<(&'a str, &'a str)> {
     let (prefix, rest) = match text.split_once('?') {
         Some((before, _)) => (before.strip_suffix(path)?, &text[before.len()..]),
         None => (text.strip_suffix(path)?, ""),
