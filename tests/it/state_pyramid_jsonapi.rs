@@ -241,3 +241,20 @@ fn a_transferred_linkage_route_mints_its_page_link_and_counts_its_linkage() {
     let answer = call_admitted(&served, tool, id_arguments(&served, tool, "1"));
     assert_live_answer(("probe-reads", 51), tool, &answer);
 }
+
+#[test]
+fn sparse_fieldsets_leave_the_unnamed_relationships_out_on_every_list() {
+    // Build entries 34 and 35 read `fields[tasks]` and `fields[people]` alone: the attributes
+    // named, `relationships: {}`. The probe asks the tasks for other attributes and the
+    // projects, never read so, for theirs: the live bodies, links and all.
+    crate::state_query_grammar::assert_live_answers(
+        APP,
+        "get_tasks",
+        &["GET /api/tasks?fields[tasks]=title,priority"],
+    );
+    crate::state_query_grammar::assert_live_answers(
+        APP,
+        "get_projects",
+        &["GET /api/projects?fields[projects]=code,name"],
+    );
+}

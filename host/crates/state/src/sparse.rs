@@ -5,7 +5,8 @@
 //! flask-rest-jsonapi-next's `relationships`, none of whose relationships it named; safrs keeps
 //! them), strips from each entry of one object member the inner members the selection took from
 //! the entries it did not name (Fortune.js keeps each unnamed relationship's `links` and drops its
-//! `data`: [`SparseFields::unlisted`]), every other member as the plain read shows it.
+//! `data`: [`SparseFields::unlisted`]) or leaves those entries out whole (pyramid-jsonapi answers
+//! `relationships: {}`), every other member as the plain read shows it.
 //!
 //! Learned from the successful list reads naming one such parameter alone with a plain list of
 //! fields: each member the read listed is a held entity of the list's type but for that object
@@ -57,8 +58,12 @@ pub struct SparseFields {
 pub struct Unlisted {
     /// The top-level member holding the entries (`relationships`).
     pub member: String,
-    /// The inner members an unnamed entry loses (`data`), in held order.
+    /// The inner members an unnamed entry loses (`data`), in held order; empty when the
+    /// entries are `removed`.
     pub stripped: Vec<String>,
+    /// Whether an unnamed entry is left out whole (pyramid-jsonapi shows `relationships: {}`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
 }
 
 /// What one shown entity teaches: the nested member, the members left out whole and the member
@@ -218,16 +223,42 @@ fn pruned_member(held: &Object, shown: &Object, requested: &[String]) -> Option<
             } else {
                 (is_nested(*second).then_some(second)?, first)
             };
-            let stripped = stripped_entries(held.get(other.0)?, other.1, requested)?;
-            let unlisted = Unlisted {
-                member: other.0.to_owned(),
-                stripped,
-            };
+            let unlisted = unlisted_entries(other.0, held.get(other.0)?, other.1, requested)?;
             (nested.0, Some(unlisted))
         }
         _ => return None,
     };
     Some((nested.to_owned(), dropped, unlisted))
+}
+
+/// How the entries of member `name` fared: left out whole (`shown` an empty object where `held`
+/// holds entries, none named by `requested`) or stripped of some inner members
+/// ([`stripped_entries`]).
+fn unlisted_entries(
+    name: &str,
+    held: &Json,
+    shown: &Json,
+    requested: &[String],
+) -> Option<Unlisted> {
+    let removed = match (held, shown) {
+        (Json::Object(held), Json::Object(shown)) => {
+            shown.is_empty()
+                && !held.is_empty()
+                && held.iter().all(|(_, entry)| entry.as_object().is_some())
+                && !requested.iter().any(|field| held.get(field).is_some())
+        }
+        _ => false,
+    };
+    let stripped = if removed {
+        Vec::new()
+    } else {
+        stripped_entries(held, shown, requested)?
+    };
+    Some(Unlisted {
+        member: name.to_owned(),
+        stripped,
+        removed,
+    })
 }
 
 /// The inner members each entry of `shown` (an object of objects, the entries of `held` in its
@@ -361,7 +392,7 @@ impl Unlisted {
             return None;
         }
         let mut kept = Object::new();
-        for (key, entry) in entries.iter() {
+        for (key, entry) in entries.iter().filter(|_| !self.removed) {
             kept.insert(key, strip(entry, &self.stripped));
         }
         entity.insert(self.member.as_str(), Json::Object(kept));
@@ -468,6 +499,46 @@ mod tests {
     }
 
     #[test]
+    fn unnamed_entries_of_one_member_may_be_left_out_whole() {
+        // pyramid-jsonapi: a selection naming no relationship answers `relationships: {}`.
+        let held = [entity(
+            r#"{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x", "rank": 1}, "relationships": {"project": {"data": {"type": "projects", "id": "1"}}, "assignee": {"data": null}}, "links": {"self": "/tasks/1"}}"#,
+        )];
+        let held: Vec<&Entity> = held.iter().collect();
+        let shown = parse(
+            br#"[{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x"}, "relationships": {}, "links": {"self": "/tasks/1"}}]"#,
+        )
+        .expect("JSON");
+        let shown = shown.as_array().expect("array");
+        let rule = taught_by("fields[tasks]", "title,status", shown, &held).expect("a rule");
+        let unlisted = rule.unlisted.clone().expect("unlisted entries");
+        assert_eq!(
+            (unlisted.member.as_str(), unlisted.removed),
+            ("relationships", true)
+        );
+        assert!(unlisted.stripped.is_empty());
+        let mut answer = held[0].fields.clone();
+        assert_eq!(
+            rule.apply(&mut answer, "tasks", &["rank".to_owned()]),
+            Some(())
+        );
+        assert_eq!(
+            answer,
+            parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {}, "links": {"self": "/tasks/1"}}"#)
+                .expect("JSON")
+        );
+        // What a named relationship keeps no recording showed.
+        let mut answer = held[0].fields.clone();
+        let named = ["title".to_owned(), "assignee".to_owned()];
+        assert_eq!(rule.apply(&mut answer, "tasks", &named), None);
+        // A selection naming a relationship while its entries are gone teaches nothing.
+        assert_eq!(
+            taught_by("fields[tasks]", "title,status,project", shown, &held),
+            None
+        );
+    }
+
+    #[test]
     fn unnamed_entries_of_one_member_lose_what_the_selection_stripped() {
         // Fortune.js: each relationship the selection does not name keeps its `links` only.
         let held = [entity(
@@ -487,6 +558,7 @@ mod tests {
             Some(Unlisted {
                 member: "relationships".to_owned(),
                 stripped: vec!["data".to_owned()],
+                removed: false,
             })
         );
         let mut answer = held[0].fields.clone();
