@@ -258,3 +258,17 @@ fn sparse_fieldsets_leave_the_unnamed_relationships_out_on_every_list() {
         &["GET /api/projects?fields[projects]=code,name"],
     );
 }
+
+#[test]
+fn a_create_confirmed_by_an_include_read_is_served() {
+    // Build entry 86 created project 7, and the only read of it after, 88, includes its tasks
+    // (`include=tasks`, after entry 87 created task 13 in it): the project's to-many linkage
+    // is kept by the inverse linkage, so that read answers from the state and confirms the
+    // create. The probe's create, its read and a filter listing it answer as the live app did.
+    let served = serve_corpus_app(APP);
+    assert!(write_plan(&served, "post_projects").served);
+    let records = probe_records("probe-crud");
+    for step in [32, 33, 34] {
+        assert_live_step(&served, "probe-crud", &records, step);
+    }
+}

@@ -237,3 +237,56 @@ fn a_transferred_linkage_route_mints_its_page_links_its_collection_and_its_count
     assert_eq!(status, 200);
     assert_eq!(answer, live);
 }
+
+#[test]
+fn a_compound_read_after_a_served_move_includes_what_the_inverse_linkage_keeps() {
+    // A project's `relationships.tasks.data` lists the tasks naming it, kept as a task moves
+    // (`inverse.rs`), so after a served write its `include=tasks` read answers from the state
+    // (before, any held to-many linkage refused after a write): the moved task included as its
+    // own read shows it, and gone from its old project's.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let included = |id: &str| {
+        let mut arguments = crate::state_support::id_arguments(&served, "get_project_by_id", id);
+        arguments.insert("include".to_owned(), json!("tasks"));
+        let (answer, is_error) = served.call("get_project_by_id", arguments);
+        assert!(!is_error, "{answer}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{answer}"
+        );
+        answer["body"].clone()
+    };
+    let linked = |project: &Value| -> Vec<String> {
+        (project["data"]["relationships"]["tasks"]["data"].as_array())
+            .expect("the tasks' linkage")
+            .iter()
+            .map(|identifier| identifier["id"].as_str().expect("an id").to_owned())
+            .collect()
+    };
+    let task = read_by_id(&served, "get_task_by_id", "3");
+    let old = task["data"]["relationships"]["project"]["data"]["id"]
+        .as_str()
+        .expect("task 3's project")
+        .to_owned();
+    assert_ne!(old, "4");
+    assert!(linked(&included(&old)).contains(&"3".to_owned()));
+    let tool = "patch_task_relationships_project_by_task_id";
+    let moved = json!({"data": {"type": "project", "id": "4"}});
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "3", moved));
+    assert!(!is_error, "{answer}");
+    let project = included("4");
+    assert!(linked(&project).contains(&"3".to_owned()), "{project}");
+    let task = read_by_id(&served, "get_task_by_id", "3");
+    let shown = project["included"].as_array().expect("included");
+    assert!(shown.contains(&task["data"]), "{project}");
+    assert_eq!(shown.len(), linked(&project).len(), "{project}");
+    let left = included(&old);
+    assert!(!linked(&left).contains(&"3".to_owned()), "{left}");
+    assert!(
+        !left["included"]
+            .as_array()
+            .expect("included")
+            .contains(&task["data"])
+    );
+}

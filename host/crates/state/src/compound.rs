@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use rea_manifest::Manifest;
-use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use crate::compound_keys::KeyedLinkage;
 use crate::model::{Entity, ReadView, ViewDetail};
@@ -71,6 +71,10 @@ struct Shape {
     relationships: String,
     linkage: String,
 }
+
+/// Whether the held to-many linkage of a relationship (by name) may no longer be what the
+/// application shows (see [`CompoundDocuments::apply`]).
+pub type StaleLinkage<'a> = &'a dyn Fn(&str) -> bool;
 
 /// The resources a body shows at a pointer: one object, or an array of them.
 fn shown_at<'a>(body: &'a Json, pointer: &str) -> Option<Vec<&'a Object>> {
@@ -443,15 +447,16 @@ impl CompoundDocuments {
     /// Fills, in the answer `body`, each resource at `pointer` with the linkage of the `names`
     /// relationships and adds the related resources `held` holds under the included member;
     /// `None` when a resource lacks a relationship, an identifier names no held resource, or
-    /// nothing is related and the plain answer has no included member to show it empty. After
-    /// a served write (`written`), a held to-many linkage refuses too: the writes of the related
-    /// resources do not change the linkage their parent holds.
+    /// nothing is related and the plain answer has no included member to show it empty. A held
+    /// to-many linkage `stale` names refuses too: after a served write, the writes of the related
+    /// resources change no linkage their parent holds unless an inverse linkage keeps it
+    /// ([`crate::inverse`]).
     pub fn apply(
         &self,
         body: &mut Json,
         pointer: &str,
         names: &[String],
-        (held, written): (&[&Entity], bool),
+        (held, stale): (&[&Entity], StaleLinkage<'_>),
     ) -> Option<()> {
         let shown = crate::render::pointer_mut(body, pointer)?;
         let resources: Vec<&mut Object> = match shown {
@@ -468,7 +473,10 @@ impl CompoundDocuments {
             own.push(resource.clone());
             for name in names {
                 let linkage = self.linkage_of(resource, name, held)?;
-                if written && matches!(linkage, Json::Array(_)) && !self.is_keyed(resource, name) {
+                if matches!(linkage, Json::Array(_))
+                    && !self.is_keyed(resource, name)
+                    && stale(name)
+                {
                     return None;
                 }
                 linked.extend(identifiers(&linkage)?.into_iter().cloned());
@@ -510,6 +518,14 @@ impl CompoundDocuments {
     /// when the resource has no such relationship.
     pub fn linkage(&self, resource: &Object, name: &str, held: &[&Entity]) -> Option<Json> {
         self.linkage_of(&mut resource.clone(), name, held)
+    }
+
+    /// The pointer of a relationship's linkage in a resource (`/relationships/tasks/data`).
+    pub fn linkage_pointer(&self, name: &str) -> String {
+        [&self.relationships, name, &self.linkage]
+            .iter()
+            .map(|segment| format!("/{}", escape_pointer_segment(segment)))
+            .collect()
     }
 
     /// The linkage of one relationship of a shown resource: computed and written into it when
@@ -719,7 +735,7 @@ mod tests {
         ));
         let names = ["borrower".to_owned(), "author".to_owned()];
         assert_eq!(
-            rule.apply(&mut body, "/data", &names, (&held, false)),
+            rule.apply(&mut body, "/data", &names, (&held, &|_| false)),
             Some(())
         );
         assert_eq!(body.get("included"), Some(&json(&sorted)));
@@ -757,7 +773,7 @@ mod tests {
         ));
         let names = ["borrower".to_owned(), "author".to_owned()];
         assert_eq!(
-            rule.apply(&mut body, "/data", &names, (&held, false)),
+            rule.apply(&mut body, "/data", &names, (&held, &|_| false)),
             Some(())
         );
         let included = body
@@ -772,20 +788,39 @@ mod tests {
             r#"{{"data": {}}}"#,
             book("3", r#"{"type": "Author", "id": "7"}"#, "null")
         ));
-        assert_eq!(rule.apply(&mut body, "/data", &names, (&held, false)), None);
+        assert_eq!(
+            rule.apply(&mut body, "/data", &names, (&held, &|_| false)),
+            None
+        );
         // A held to-many linkage after a served write: the related resources' writes do not
-        // change it.
+        // change it, unless an inverse linkage keeps it.
         let mut body = json(
             r#"{"data": {"type": "Author", "id": "1", "relationships": {"books": {"data": [{"type": "Member", "id": "2"}]}}}}"#,
         );
         let books = ["books".to_owned()];
         assert_eq!(
-            rule.apply(&mut body.clone(), "/data", &books, (&held, false)),
+            rule.apply(&mut body.clone(), "/data", &books, (&held, &|_| false)),
             Some(())
         );
-        assert_eq!(rule.apply(&mut body, "/data", &books, (&held, true)), None);
+        // One an inverse linkage keeps follows those writes: it is not stale.
+        assert_eq!(
+            rule.apply(
+                &mut body.clone(),
+                "/data",
+                &books,
+                (&held, &|name| name != "books")
+            ),
+            Some(())
+        );
+        assert_eq!(
+            rule.apply(&mut body, "/data", &books, (&held, &|_| true)),
+            None
+        );
         // Nothing linked, and no included member in the plain answer to show it empty.
         let mut body = json(&format!(r#"{{"data": {}}}"#, book("3", "null", "null")));
-        assert_eq!(rule.apply(&mut body, "/data", &names, (&held, false)), None);
+        assert_eq!(
+            rule.apply(&mut body, "/data", &names, (&held, &|_| false)),
+            None
+        );
     }
 }

@@ -948,7 +948,10 @@ impl StateService {
         let written = self.written_any();
         let live = self.read();
         let held: Vec<&crate::model::Entity> = live.entities().collect();
-        match rule.apply(&mut rendered.body, pointer, &names, (&held, written)) {
+        let entity_type = view.entity_type().unwrap_or_default();
+        let stale =
+            |name: &str| written && !live.inverse_keeps(entity_type, &rule.linkage_pointer(name));
+        match rule.apply(&mut rendered.body, pointer, &names, (&held, &stale)) {
             Some(()) => Some(StateAnswer::Rendered(rendered)),
             None => Some(refused()),
         }

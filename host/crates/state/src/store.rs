@@ -680,6 +680,14 @@ impl LiveState {
         }
     }
 
+    /// Whether an inverse linkage keeps the identifier array at `list` of the entities of
+    /// `parent_type` as their children change (see [`crate::inverse`]).
+    pub fn inverse_keeps(&self, parent_type: &str, list: &str) -> bool {
+        self.inverse.as_ref().is_some_and(|links| {
+            (links.iter()).any(|link| link.parent_type == parent_type && link.list == list)
+        })
+    }
+
     /// Moves a child changed `before` → `after` between the arrays of the parents its linkage
     /// names (see [`crate::inverse`]).
     fn follow_inverse(&mut self, before: Option<&Entity>, after: Option<&Entity>) {
