@@ -277,6 +277,7 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
             });
         }
     }
+    let worded = roles.len();
     for (suffix, op) in FILTER_SUFFIXES {
         if let Some(field) = name.strip_suffix(suffix)
             && !field.is_empty()
@@ -321,7 +322,30 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
             roles.push(QueryRole::filter(field, op));
         }
     }
+    if name.to_ascii_lowercase().contains("like") {
+        with_star_wildcards(&mut roles, worded);
+    }
     roles
+}
+
+/// Adds, after the roles, the case-insensitive glob reading (`iglob`) of each text-pattern filter
+/// among `worded` (a name spelling the word `like`: `filter[title:like]`, `title__like`; not a
+/// field's own name): an application may spell the pattern's wildcard as `*` (pyramid-jsonapi's
+/// `*page*`, turned into SQL's `%`), which the recordings then establish.
+fn with_star_wildcards(roles: &mut Vec<QueryRole>, worded: usize) {
+    let starred: Vec<QueryRole> = (roles[worded..].iter())
+        .filter_map(|role| match role {
+            QueryRole::Filter { field, op } if matches!(op.as_str(), "like" | "pattern") => {
+                Some(QueryRole::filter(field, "iglob"))
+            }
+            _ => None,
+        })
+        .collect();
+    for role in starred {
+        if !roles.contains(&role) {
+            roles.push(role);
+        }
+    }
 }
 
 /// The field a name holds in one pair of brackets after a non-empty base, when it is no
@@ -730,9 +754,27 @@ mod tests {
         assert_eq!(operator_word("_like"), Some("like"));
         assert_eq!(operator_word("regex"), None);
         let has = |field: &str| field == "title";
+        // A `like` word's pattern may spell its wildcard `*` (`iglob`, tried last).
         assert_eq!(
             candidate_roles("title__like", &has),
-            vec![QueryRole::filter("title", "pattern")]
+            vec![
+                QueryRole::filter("title", "pattern"),
+                QueryRole::filter("title", "iglob")
+            ]
+        );
+        assert_eq!(
+            candidate_roles("filter[title:like]", &has),
+            vec![
+                QueryRole::filter("title", "like"),
+                QueryRole::filter("title", "iglob")
+            ]
+        );
+        assert_eq!(
+            candidate_roles("filter[title:ilike]", &has),
+            vec![
+                QueryRole::filter("title", "pattern"),
+                QueryRole::filter("title", "iglob")
+            ]
         );
         assert_eq!(
             candidate_roles("title__glob", &has),

@@ -112,6 +112,10 @@ fn page_links_restating_the_query_are_minted_for_queries_the_build_never_sent() 
             "GET /api/tasks?filter[estimate:gt]=4",
             "GET /api/tasks?page[limit]=4&page[offset]=4",
             "GET /api/tasks?page[limit]=5&page[offset]=40",
+            // `like` and `ilike` take `*` for any run of characters (build entries 13, 14:
+            // `*page*`, `*THE*`), in any case.
+            "GET /api/tasks?filter[title:like]=*the*",
+            "GET /api/tasks?filter[title:ilike]=fix*",
             // A foreign-key column no resource shows, read over the relation's identifier
             // (`query.rs::foreign_key_relation`, as Flask-Restless-NG's `assignee_id`).
             "GET /api/tasks?filter[assignee_id:eq]=6",

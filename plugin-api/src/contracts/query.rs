@@ -38,7 +38,8 @@ pub enum QueryRole {
         /// a field holding an array of scalars, those of
         /// [`crate::query_fields::ARRAY_ITEM_OPERATORS`] hold when one item does); or
         /// `token`: the field is a space-separated word list (`[[…]]` groups words) holding the
-        /// value as one item; `regex`: the field is text a regular expression (the value) matches
+        /// value as one item; `iglob`: the field matches the glob (the value) in any case, a
+        /// `like` word's reading whose wildcard is `*`; `regex`: the field is text a regular expression (the value) matches
         /// anywhere; `all`: the field is an array holding each of the value's comma-separated
         /// items (`regex` and `all` added after `token`: an older host matches no member with
         /// either).

@@ -870,6 +870,9 @@ fn role_description(role: &crate::model::QueryRole, wording: Wording) -> String 
                     "{field} matches the SQL LIKE pattern (% any characters, _ one), in any case"
                 ),
                 "glob" => format!("{field} matches the glob pattern (* any characters, ? one)"),
+                "iglob" => format!(
+                    "{field} matches the glob pattern (* any characters, ? one), in any case"
+                ),
                 _ => format!("{field} is {op} the value"),
             };
             format!(

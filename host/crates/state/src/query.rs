@@ -294,9 +294,10 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
     }
 }
 
-/// The operators whose argument is a pattern: `pattern` (an SQL `LIKE` pattern), `glob`, and
-/// `regex` (a regular expression a text field matches anywhere, see [`regex_of`]).
-pub const PATTERN_OPERATORS: [&str; 3] = ["pattern", "glob", "regex"];
+/// The operators whose argument is a pattern: `pattern` (an SQL `LIKE` pattern), `glob`, `iglob`
+/// (a glob in any case), and `regex` (a regular expression a text field matches anywhere, see
+/// [`regex_of`]).
+pub const PATTERN_OPERATORS: [&str; 4] = ["pattern", "glob", "iglob", "regex"];
 
 /// The largest compiled size of a `regex` filter's expression (a call's own text).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -314,13 +315,15 @@ fn regex_of(argument: &str) -> Option<Regex> {
 /// A pattern filter's argument as a regular expression: for `regex` the argument itself (see
 /// [`regex_of`]); else anchored, everything else escaped: for `pattern`, an SQL `LIKE` pattern (`%` any run of characters, `_` one), matched
 /// case-insensitively; for `glob`, a glob (`*` any run, `?` one character, `[…]` one of a set,
-/// `[^…]` none of it, ranges with `-`), matched case-sensitively. `None` for a set without its
-/// closing `]` or another operator.
+/// `[^…]` none of it, ranges with `-`), matched case-sensitively (`iglob`: in any case). `None`
+/// for a set without its closing `]` or another operator.
 pub fn pattern_regex(op: &str, argument: &str) -> Option<Regex> {
     if op == "regex" {
         return regex_of(argument);
     }
-    let mut expression = String::from(if op == "pattern" { "(?is)^" } else { "(?s)^" });
+    let any_case = matches!(op, "pattern" | "iglob");
+    let op = if op == "iglob" { "glob" } else { op };
+    let mut expression = String::from(if any_case { "(?is)^" } else { "(?s)^" });
     let mut characters = argument.chars();
     while let Some(character) = characters.next() {
         match (op, character) {
@@ -1653,6 +1656,16 @@ mod tests {
         );
         assert_eq!(
             run(&patterns, &[("title__glob", "[GP]*")], &data),
+            Some(vec![0, 1])
+        );
+        // `iglob`: the glob in any case.
+        let any_case = model_of_filters(&[("title_ilike", "title", "iglob")]);
+        assert_eq!(
+            run(&any_case, &[("title_ilike", "*rest*")], &data),
+            Some(vec![2])
+        );
+        assert_eq!(
+            run(&any_case, &[("title_ilike", "[gp]*")], &data),
             Some(vec![0, 1])
         );
         assert_eq!(
