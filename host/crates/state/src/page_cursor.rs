@@ -10,7 +10,7 @@
 //! position and a page-size) parameter shows the member so (or, for links, where the links
 //! alone name the offset and the size), and minted for every call the state evaluates.
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode};
 use rea_plugin_api::contracts::capture::url::decode_query;
 use rea_plugin_api::json::{Json, Object};
 
@@ -35,11 +35,34 @@ const STRICT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
+/// What a request's own text cannot hold as it is, so a client always encodes it (RFC 3986):
+/// controls, the space, `"#%<>\^`{|}` and, inside a query's names and values, `&`, `+` and `=`;
+/// non-ASCII text is encoded as UTF-8 by the encoder itself.
+const REQUEST_TEXT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}')
+    .add(b'&')
+    .add(b'+')
+    .add(b'=');
+
 /// How a link spells its names and values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LinkEncoding {
     /// As decoded.
     Decoded,
+    /// As a client sends them: decoded but for what a request's text cannot hold
+    /// ([`REQUEST_TEXT`]: a space is `%20`), what an echo of the call repeats.
+    AsSent,
     /// Form-encoded ([`FORM`], `+` for a space).
     Form,
     /// Strictly encoded ([`STRICT`], `+` for a space).
@@ -60,6 +83,7 @@ impl LinkEncoding {
     fn spell(self, text: &str) -> String {
         match self {
             LinkEncoding::Decoded => text.to_owned(),
+            LinkEncoding::AsSent => utf8_percent_encode(text, REQUEST_TEXT).to_string(),
             LinkEncoding::Form => form_encode(text),
             LinkEncoding::Strict => utf8_percent_encode(text, STRICT)
                 .to_string()
@@ -604,9 +628,15 @@ fn echo_text(prefix: &str, sent: &[(String, String)], decoded: bool) -> String {
     format!("{prefix}?{}", spell_query(sent, decoded))
 }
 
-/// Query pairs joined as `name=value&…`, each spelled as decoded or form-encoded.
+/// A call's query pairs joined as `name=value&…`, each spelled as the client sent it
+/// ([`LinkEncoding::AsSent`]) or form-encoded.
 pub(crate) fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
-    spell_pairs(pairs, LinkEncoding::of(decoded, false))
+    let encoding = if decoded {
+        LinkEncoding::AsSent
+    } else {
+        LinkEncoding::Form
+    };
+    spell_pairs(pairs, encoding)
 }
 
 /// Query pairs joined as `name=value&…`, each spelled in `encoding`.
@@ -2167,6 +2197,29 @@ mod tests {
         let text = |key: &str| links.get(key).cloned().expect("a relation");
         assert_eq!(text("next"), Json::from("http://h/p/?limit=2&offset=3"));
         assert_eq!(text("previous"), Json::from("http://h/p/?limit=2"));
+    }
+
+    #[test]
+    fn an_echo_spells_the_call_as_a_client_sends_it() {
+        // Brackets, colons, commas and `*` stay as decoded; what no request's text holds as it
+        // is (a space, `%`, `&` inside a value, non-ASCII) is percent-encoded.
+        let sent = pairs(&[
+            ("filter[assignee.name:eq]", "Carol Chen"),
+            ("filter[title:like]", "*50%*"),
+            ("q", "a&b=c+d"),
+            ("sort", "-priority,title"),
+            ("name", "Zoë"),
+        ]);
+        assert_eq!(
+            spell_query(&sent, true),
+            "filter[assignee.name:eq]=Carol%20Chen&filter[title:like]=*50%25*&q=a%26b%3Dc%2Bd\
+             &sort=-priority,title&name=Zo%C3%AB"
+        );
+        assert_eq!(
+            spell_query(&pairs(&[("q", "a b")]), false),
+            "q=a+b",
+            "form-encoded"
+        );
     }
 
     #[test]
