@@ -99,19 +99,11 @@ fn an_unknown_filter_column_answers_the_applications_refusal() {
     // Recorded: `col:colour, value:red` answered 400 `Filter column: colour not allowed to
     // filter` (build entry 80); the probe asks the same unknown column for `blue`, and the
     // refusal learned inside the Rison query names the called column.
-    let (served, probes) = served_with_probes(APP);
-    let line = "GET /api/v1/task/?q=(filters:!((col:colour,opr:eq,value:blue)))";
-    let probe = crate::state_support::probe_with_line(&probes, line);
-    let (answer, _) = served.call(TASKS, crate::state_query_grammar::probe_arguments(probe));
-    assert_eq!(
-        answer.pointer("/state/view").and_then(Value::as_str),
-        Some("query-refused"),
-        "{answer}"
+    crate::state_query_grammar::assert_live_refusal(
+        APP,
+        TASKS,
+        "GET /api/v1/task/?q=(filters:!((col:colour,opr:eq,value:blue)))",
     );
-    let (status, live) = live_answer(APP, "probe-reads", 52);
-    assert_eq!(status, 400);
-    assert_eq!(answer.get("status").and_then(Value::as_u64), Some(400));
-    assert_eq!(answer.get("body"), Some(&live));
 }
 
 /// The request body a probe-crud step sent.

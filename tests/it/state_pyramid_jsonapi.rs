@@ -276,3 +276,15 @@ fn a_create_confirmed_by_an_include_read_is_served() {
         assert_live_step(&served, "probe-crud", &records, step);
     }
 }
+
+#[test]
+fn a_filter_on_a_field_no_task_holds_answers_the_recorded_refusal() {
+    // Build entry 59 refused `filter[colour:eq]=red` (400, `Collection 'tasks' has no attribute
+    // 'colour'`) where reads filtered held fields in that form, and a foreign-key column
+    // (`filter[project_id:eq]`, read through the relation) too; the probe asks `blue`.
+    crate::state_query_grammar::assert_live_refusal(
+        APP,
+        "get_tasks",
+        "GET /api/tasks?filter[colour:eq]=blue",
+    );
+}

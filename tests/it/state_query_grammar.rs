@@ -90,6 +90,25 @@ pub(crate) fn assert_live_answers(app: &str, tool: &str, lines: &[&str]) {
     }
 }
 
+/// The probe of `line` on `tool` answers the application's refusal the state learned for a
+/// query naming a field the entities lack (`query-refused`), with the live status and body.
+pub(crate) fn assert_live_refusal(app: &str, tool: &str, line: &str) {
+    let (served, probes) = served_with_probes(app);
+    let probe = crate::state_support::probe_with_line(&probes, line);
+    let (answer, _) = served.call(tool, probe_arguments(probe));
+    assert_eq!(
+        answer.pointer("/state/view").and_then(Value::as_str),
+        Some("query-refused"),
+        "{app}: {line}: {answer}"
+    );
+    let (status, live) = recorded_answer(probe);
+    assert_eq!(
+        answer.get("status").and_then(Value::as_u64),
+        status.map(u64::from)
+    );
+    assert_eq!(answer.get("body"), Some(&live), "{app}: {line}");
+}
+
 #[test]
 fn operator_families_and_equality_extend_to_unqueried_fields() {
     // Recorded: status, customerId, sla.breached (equality), priority_gte, priority_lt,

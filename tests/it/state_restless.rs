@@ -290,3 +290,15 @@ fn a_compound_read_after_a_served_move_includes_what_the_inverse_linkage_keeps()
             .contains(&task["data"])
     );
 }
+
+#[test]
+fn a_condition_on_a_field_no_task_holds_answers_the_recorded_refusal() {
+    // Build entry 61 refused `colour eq red` inside the filter list (400, `Invalid filter object:
+    // No such field "colour"`), where other conditions named held fields and the foreign-key
+    // column `project_id`; the probe asks `blue`.
+    crate::state_query_grammar::assert_live_refusal(
+        APP,
+        "get_task",
+        "GET /api/task?filter[objects]=%5B%7B%22name%22%3A%22colour%22,%22op%22%3A%22eq%22,%22val%22%3A%22blue%22%7D%5D",
+    );
+}

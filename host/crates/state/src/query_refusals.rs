@@ -317,14 +317,19 @@ fn candidate_forms((name, value): (&str, &str)) -> Vec<(RefusedForm, String)> {
     forms
 }
 
+/// The member names the entities hold, and whether the list's query model reads a name.
+type HeldAndModelled<'a> = (&'a BTreeSet<String>, &'a dyn Fn(&str) -> bool);
+
 /// The form as the successful reads show it: one of them used it with held fields only (a
 /// name form with a held field; a value form whose every term names a held field, its
 /// descending mark `-` when a term carried it), and none with a plain word the entities do not
-/// hold (which the application would then accept).
+/// hold (which the application would then accept) unless the list's query model reads that
+/// parameter (`modelled`: a foreign-key column filtering by the relation, `filter[project_id]`,
+/// which a call naming it is answered by too).
 fn shown_form(
     form: RefusedForm,
     successes: &[(String, String)],
-    held: &BTreeSet<String>,
+    (held, modelled): HeldAndModelled<'_>,
 ) -> Option<RefusedForm> {
     let pairs = || successes.iter();
     let form = match form {
@@ -356,6 +361,7 @@ fn shown_form(
         };
         match fields {
             Some(fields) if fields.iter().all(|field| held.contains(field)) => shown = true,
+            Some(_) if matches!(form, RefusedForm::Name { .. }) && modelled(name) => {}
             Some(_) => return None,
             None => {}
         }
@@ -421,6 +427,8 @@ fn derive_one(
         .flat_map(|seen| seen.query.iter().flatten())
         .flat_map(|(name, value)| term_pairs(rules, (name, value)))
         .collect();
+    let modelled =
+        |name: &str| (list.query.as_ref()).is_some_and(|model| model.parameters.contains_key(name));
     let mut learned: Vec<QueryRefusal> = Vec::new();
     for failed in timeline.all(tool) {
         let (Some(answer), Some([(name, value)])) = (&failed.body, failed.query.as_deref()) else {
@@ -448,7 +456,9 @@ fn derive_one(
         let shown: Vec<(RefusedForm, String)> = candidate_forms((name, value))
             .into_iter()
             .filter(|(_, field)| !held.contains(field) && spells_word(answer, field))
-            .filter_map(|(form, field)| Some((shown_form(form, &successes, &held)?, field)))
+            .filter_map(|(form, field)| {
+                Some((shown_form(form, &successes, (&held, &modelled))?, field))
+            })
             .collect();
         if let [(form, field)] = shown.as_slice()
             && !learned.iter().any(|known| known.form == *form)
@@ -534,6 +544,16 @@ fn takes_name(service: &StateService, tool: &str, name: &str) -> bool {
             .is_some_and(|view| crate::catalog::generalized_names(view).contains(name))
 }
 
+/// Whether a tool's list query model reads a query name (a term of an expression, such as
+/// `filter[objects][project_id][eq]`, included).
+fn modelled(service: &StateService, tool: &str, name: &str) -> bool {
+    let derived = service.derived();
+    let Some(ViewDetail::List(list)) = derived.view(tool).map(|view| &view.detail) else {
+        return false;
+    };
+    (list.query.as_ref()).is_some_and(|model| model.parameters.contains_key(name))
+}
+
 /// Whether a tool takes a query name already or its view's grammar reads it as terms (one of its
 /// families): no refused operator or control.
 fn explains_name(service: &StateService, tool: &str, name: &str) -> bool {
@@ -568,7 +588,7 @@ pub(crate) fn answer(
                 .flat_map(|collection| live.collection(&first.entity_type, collection)),
         )
     };
-    let known = |name: &str| takes_name(service, tool, name);
+    let known = |name: &str| takes_name(service, tool, name) || modelled(service, tool, name);
     let explained = |name: &str| explains_name(service, tool, name);
     for (name, value) in arguments {
         let texts = rea_manifest::replay::query_texts(value);
@@ -626,7 +646,11 @@ fn refused_pair(
             }
             continue;
         }
-        if matches!(refusal.form, RefusedForm::Name { .. }) && known(name) {
+        if let RefusedForm::Name { prefix, suffix } = &refusal.form
+            && known(name)
+            && name != format!("{prefix}{}{suffix}", refusal.field)
+        {
+            // A name the tool takes (but the refused one, recorded by its refusal).
             continue;
         }
         let Some(field) = named_field(&refusal.form, (name, value), held) else {
@@ -758,6 +782,33 @@ mod tests {
             None
         );
         assert_eq!(named_field(&form, ("order", "weight"), &held), None);
+    }
+
+    #[test]
+    fn a_form_is_shown_by_held_fields_and_not_denied_by_modelled_columns() {
+        let form = || RefusedForm::Name {
+            prefix: "filter[".to_owned(),
+            suffix: ":eq]".to_owned(),
+        };
+        let held = held(&["title", "status"]);
+        let pairs = |names: &[&str]| -> Vec<(String, String)> {
+            (names.iter())
+                .map(|name| ((*name).to_owned(), "1".to_owned()))
+                .collect()
+        };
+        let successes = pairs(&["filter[status:eq]", "filter[project_id:eq]"]);
+        let modelled = |name: &str| name == "filter[project_id:eq]";
+        let nothing = |_: &str| false;
+        assert_eq!(
+            shown_form(form(), &successes, (&held, &modelled)),
+            Some(form())
+        );
+        // A success naming a word the entities lack that no query model reads: the application
+        // accepts such words, so the form refuses none.
+        assert_eq!(shown_form(form(), &successes, (&held, &nothing)), None);
+        // No success with a held field shows the form.
+        let columns = pairs(&["filter[project_id:eq]"]);
+        assert_eq!(shown_form(form(), &columns, (&held, &modelled)), None);
     }
 
     #[test]
