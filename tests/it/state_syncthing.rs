@@ -123,3 +123,34 @@ fn a_device_create_takes_what_it_leaves_out_from_the_device_defaults() {
     );
     assert_eq!(read["body"]["maxSendKbps"], 100, "{read:#}");
 }
+
+#[test]
+fn a_folder_replace_is_served_and_creates_keep_the_folders_in_id_order() {
+    // The folders list in id order, and the list after the first create (entry 19) shows the
+    // new folder last, which id order also explains; the one after the next create and the
+    // PUTs (28) shows `archive` first: the creates are placed by id (`sort-inference` prefers a
+    // sort the reads show to `last`), so the PUT, contradicted before, is served. The probe
+    // creates `videos`, replaces it, patches `music` and lists the folders: the live answers.
+    let served = crate::state_support::serve_corpus_app(APP);
+    let plan = crate::state_support::write_plan(&served, "put_rest_config_folders_by_id");
+    assert!(plan.served, "{plan:?}");
+    let har = crate::state_support::corpus_dir(APP).join("probe-crud.har");
+    let probes = rea_evidence::capture::capture_records(&crate::state_support::capture_file(&har))
+        .expect("probe records");
+    for step in 1..=9 {
+        let (tool, arguments) =
+            crate::state_support::agreement::route(&served, &probes[step]).expect("a tool");
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(!is_error, "step {step}: {answer:#}");
+        if [1, 5, 7].contains(&step) {
+            // The writes answer 200 with no body.
+            continue;
+        }
+        let (status, live) = crate::state_support::live_answer(APP, "probe-crud", step);
+        assert_eq!(
+            answer.get("status").and_then(serde_json::Value::as_u64),
+            Some(status)
+        );
+        assert_eq!(answer.get("body"), Some(&live), "step {step}: {answer:#}");
+    }
+}

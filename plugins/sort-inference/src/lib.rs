@@ -5,11 +5,14 @@
 //! order (`ObservedRead::whole`, never `query_sorted`: a read whose query sorts it shows the
 //! query's order, not the collection's):
 //!
-//! * a create that every such read listed first is placed `first`; last, `last`;
+//! * a create that every such read listed first is placed `first`;
 //! * an update that every such read listed where it was before is kept in place (`keep`);
 //! * otherwise, a top-level field the order of every such read follows (`sorted_by`), which the
 //!   written entity holds: the collection is kept sorted by it (`sorted`), so a create goes where
-//!   the sort puts it and an update moves;
+//!   the sort puts it and an update moves (a create listed last in a list sorted by a field is
+//!   placed by the sort: the last place is what a later create whose value sorts first leaves,
+//!   Syncthing's folders by id);
+//! * a create that every such read listed last, and no sort explains, is placed `last`;
 //! * an update that every such read listed first is moved `first`.
 //!
 //! No such read, or none of these fitting every read: no explanation (the host keeps an update in
@@ -77,10 +80,12 @@ impl StateRule for SortInference {
         let placement = if create {
             if first {
                 Some(Placement::First)
+            } else if sort.is_some() {
+                sort
             } else if last {
                 Some(Placement::Last)
             } else {
-                sort
+                None
             }
         } else if kept {
             Some(Placement::Keep)
@@ -257,6 +262,42 @@ mod tests {
             })
             .expect("applies");
         assert_eq!(applied.placement, Some(Placement::First));
+    }
+
+    #[test]
+    fn a_create_listed_last_in_a_list_sorted_by_a_field_goes_where_the_sort_puts_it() {
+        // Listed last, the list sorted by id: the sort explains it too, and a later create whose
+        // id sorts first goes first (the reference tool places such a create again by the sort).
+        let outcome = learn(
+            "create",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "projects"})),
+                reads_after: vec![list(
+                    &["docs", "music", "projects"],
+                    "projects",
+                    &["id"],
+                    false,
+                )],
+                ..ObservedCall::default()
+            }],
+        );
+        assert_eq!(
+            placement(&outcome),
+            Some(Placement::Sorted {
+                field: "id".to_owned(),
+                descending: false
+            })
+        );
+        // Listed last in a list no field sorts: last.
+        let outcome = learn(
+            "create",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "a"})),
+                reads_after: vec![list(&["m", "b", "a"], "a", &[], false)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert_eq!(placement(&outcome), Some(Placement::Last));
     }
 
     #[test]
