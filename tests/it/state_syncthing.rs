@@ -137,9 +137,9 @@ fn a_folder_replace_is_served_and_creates_keep_the_folders_in_id_order() {
     let har = crate::state_support::corpus_dir(APP).join("probe-crud.har");
     let probes = rea_evidence::capture::capture_records(&crate::state_support::capture_file(&har))
         .expect("probe records");
-    for step in 1..=9 {
+    for (step, probe) in probes.iter().enumerate().take(10).skip(1) {
         let (tool, arguments) =
-            crate::state_support::agreement::route(&served, &probes[step]).expect("a tool");
+            crate::state_support::agreement::route(&served, probe).expect("a tool");
         let (answer, is_error) = served.call(&tool, arguments);
         assert!(!is_error, "step {step}: {answer:#}");
         if [1, 5, 7].contains(&step) {
