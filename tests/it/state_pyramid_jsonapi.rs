@@ -288,3 +288,22 @@ fn a_filter_on_a_field_no_task_holds_answers_the_recorded_refusal() {
         "GET /api/tasks?filter[colour:eq]=blue",
     );
 }
+
+#[test]
+fn a_project_tasks_name_is_not_deleted_and_answers_the_failed_dependency() {
+    // Build entry 89 refused project 7's delete with 424 while task 13 named it, and entry 91
+    // deleted it once the task was gone: project 3, named by tasks 7-9, answers that refusal
+    // (the live status; its SQL parameters name the refused rows) and stays.
+    let served = serve_corpus_app(APP);
+    let tool = "delete_projects_by_id";
+    let (answer, _) = served.call(tool, id_arguments(&served, tool, "3"));
+    let (status, live) = live_answer(APP, "probe-crud", 44);
+    assert_eq!(status, 424);
+    assert_eq!(answer.get("status").and_then(Value::as_u64), Some(status));
+    assert_eq!(
+        answer.pointer("/body/errors/0/title"),
+        live.pointer("/errors/0/title")
+    );
+    let project = read_by_id(&served, "get_projects_by_id", "3");
+    assert_eq!(project.pointer("/data/id"), Some(&json!("3")), "{project}");
+}

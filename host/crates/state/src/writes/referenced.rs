@@ -1,7 +1,7 @@
 //! A delete's recorded refusal of an entity another type's entity names (after pass 3): the
-//! application refused a delete (`400`, `409`, `422`) while an entity of another type held the
-//! deleted entity's id in a member (a task's `project_id` naming the project: a foreign key
-//! without a cascade), and deleted the same tool's other targets when no such entity held theirs.
+//! application refused a delete (`400`, `409`, `422`, `424 Failed Dependency`) while an entity of
+//! another type held the deleted entity's id in a member (a task's `project_id` naming the
+//! project: a foreign key without a cascade), and deleted the same tool's other targets when no such entity held theirs.
 //! Learned where exactly one (type, member) pair held the refused target's id before the failure
 //! (the state's entities as the recorded writes before it were observed to leave them, a
 //! successful `DELETE` no read followed leaving its entity gone; a member
@@ -148,7 +148,7 @@ pub(super) fn learn(
         let Some(failed) = timeline.get(*ordinal) else {
             continue;
         };
-        if !matches!(failed.status, 400 | 409 | 422) {
+        if !matches!(failed.status, 400 | 409 | 422 | 424) {
             continue;
         }
         let Some(id) = target_of(&draft.plan, &failed.path) else {
