@@ -7,12 +7,12 @@
 //!
 //! * a create that every such read listed first is placed `first`;
 //! * an update that every such read listed where it was before is kept in place (`keep`);
+//! * a create that every such read listed last is placed `last`, unless every call sent the
+//!   value of a field such reads are sorted by (a key the client chose: Syncthing's folder `id`),
+//!   when the sort placed it there (the reference tool places such a create again by the sort);
 //! * otherwise, a top-level field the order of every such read follows (`sorted_by`), which the
 //!   written entity holds: the collection is kept sorted by it (`sorted`), so a create goes where
-//!   the sort puts it and an update moves (a create listed last in a list sorted by a field is
-//!   placed by the sort: the last place is what a later create whose value sorts first leaves,
-//!   Syncthing's folders by id);
-//! * a create that every such read listed last, and no sort explains, is placed `last`;
+//!   the sort puts it and an update moves;
 //! * an update that every such read listed first is moved `first`.
 //!
 //! No such read, or none of these fitting every read: no explanation (the host keeps an update in
@@ -80,12 +80,10 @@ impl StateRule for SortInference {
         let placement = if create {
             if first {
                 Some(Placement::First)
-            } else if sort.is_some() {
-                sort
-            } else if last {
+            } else if last && !sort.as_ref().is_some_and(|sort| sorts_sent(request, sort)) {
                 Some(Placement::Last)
             } else {
-                None
+                sort
             }
         } else if kept {
             Some(Placement::Keep)
@@ -138,6 +136,20 @@ fn ordered_reads(request: &LearnRequest<NoOptions>) -> Vec<(&ObservedRead, Optio
         }
     }
     reads
+}
+
+/// Whether every call sent the value the sort orders by (a key the client chose, Syncthing's
+/// folder `id`): a create listed last then sits where the sort put it, the last place being
+/// what its value gave it (a generated one, a sequence's next number, goes last either way,
+/// and `last` keeps it there where text ids would sort `"10"` before `"9"`).
+fn sorts_sent(request: &LearnRequest<NoOptions>, sort: &Placement) -> bool {
+    let Placement::Sorted { field, .. } = sort else {
+        return false;
+    };
+    request.calls.iter().all(|call| {
+        rea_plugin_api::rule_fields::sent_members(call.request_body.as_ref())
+            .is_some_and(|sent| sent.contains_key(field))
+    })
 }
 
 /// The sort every read agrees on, over a field every call wrote, preferring one the calls
@@ -265,28 +277,31 @@ mod tests {
     }
 
     #[test]
-    fn a_create_listed_last_in_a_list_sorted_by_a_field_goes_where_the_sort_puts_it() {
-        // Listed last, the list sorted by id: the sort explains it too, and a later create whose
-        // id sorts first goes first (the reference tool places such a create again by the sort).
-        let outcome = learn(
-            "create",
-            vec![ObservedCall {
-                entity_after: Some(json!({"id": "projects"})),
-                reads_after: vec![list(
-                    &["docs", "music", "projects"],
-                    "projects",
-                    &["id"],
-                    false,
-                )],
-                ..ObservedCall::default()
-            }],
-        );
+    fn a_create_listed_last_in_a_list_sorted_by_a_key_it_sent_goes_where_the_sort_puts_it() {
+        // Listed last, the list sorted by the id the call sent: the sort explains it too, and a
+        // later create whose id sorts first goes first.
+        let created = |sent: serde_json::Value| ObservedCall {
+            entity_after: Some(json!({"id": "projects"})),
+            request_body: Some(sent),
+            reads_after: vec![list(
+                &["docs", "music", "projects"],
+                "projects",
+                &["id"],
+                false,
+            )],
+            ..ObservedCall::default()
+        };
         assert_eq!(
-            placement(&outcome),
+            placement(&learn("create", vec![created(json!({"id": "projects"}))])),
             Some(Placement::Sorted {
                 field: "id".to_owned(),
                 descending: false
             })
+        );
+        // An id the application generated (a sequence's next number) goes last.
+        assert_eq!(
+            placement(&learn("create", vec![created(json!({"label": "x"}))])),
+            Some(Placement::Last)
         );
         // Listed last in a list no field sorts: last.
         let outcome = learn(

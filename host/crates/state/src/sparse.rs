@@ -416,6 +416,19 @@ mod tests {
         }
     }
 
+    /// The entity's fields pruned by the rule for `type_name` and `requested` (`None`: refused).
+    fn pruned(
+        rule: &SparseFields,
+        entity: &Entity,
+        type_name: &str,
+        requested: &[&str],
+    ) -> Option<Json> {
+        let mut answer = entity.fields.clone();
+        let requested: Vec<String> = requested.iter().map(|field| (*field).to_owned()).collect();
+        rule.apply(&mut answer, type_name, &requested)
+            .map(|()| answer)
+    }
+
     #[test]
     fn a_bracketed_type_keeps_the_named_nested_properties() {
         let held = [
@@ -480,22 +493,12 @@ mod tests {
             taught_by("fields[Book]", "title,pages,author", shown, &held),
             None
         );
-        let mut answer = held[0].fields.clone();
         assert_eq!(
-            rule.apply(&mut answer, "Book", &["rating".to_owned()]),
-            Some(())
-        );
-        assert_eq!(
-            answer,
-            parse(br#"{"type": "Book", "id": "1", "attributes": {"rating": 5}, "links": {"self": "/books/1/"}}"#)
-                .expect("JSON")
+            pruned(&rule, held[0], "Book", &["rating"]),
+            Some(parse(br#"{"type": "Book", "id": "1", "attributes": {"rating": 5}, "links": {"self": "/books/1/"}}"#).expect("JSON"))
         );
         // Which relationships a selection naming one keeps no recording showed.
-        let mut answer = held[0].fields.clone();
-        assert_eq!(
-            rule.apply(&mut answer, "Book", &["author".to_owned()]),
-            None
-        );
+        assert_eq!(pruned(&rule, held[0], "Book", &["author"]), None);
     }
 
     #[test]
@@ -517,20 +520,15 @@ mod tests {
             ("relationships", true)
         );
         assert!(unlisted.stripped.is_empty());
-        let mut answer = held[0].fields.clone();
         assert_eq!(
-            rule.apply(&mut answer, "tasks", &["rank".to_owned()]),
-            Some(())
-        );
-        assert_eq!(
-            answer,
-            parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {}, "links": {"self": "/tasks/1"}}"#)
-                .expect("JSON")
+            pruned(&rule, held[0], "tasks", &["rank"]),
+            Some(parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {}, "links": {"self": "/tasks/1"}}"#).expect("JSON"))
         );
         // What a named relationship keeps no recording showed.
-        let mut answer = held[0].fields.clone();
-        let named = ["title".to_owned(), "assignee".to_owned()];
-        assert_eq!(rule.apply(&mut answer, "tasks", &named), None);
+        assert_eq!(
+            pruned(&rule, held[0], "tasks", &["title", "assignee"]),
+            None
+        );
         // A selection naming a relationship while its entries are gone teaches nothing.
         assert_eq!(
             taught_by("fields[tasks]", "title,status,project", shown, &held),
@@ -561,26 +559,12 @@ mod tests {
                 removed: false,
             })
         );
-        let mut answer = held[0].fields.clone();
         assert_eq!(
-            rule.apply(&mut answer, "tasks", &["rank".to_owned()]),
-            Some(())
-        );
-        assert_eq!(
-            answer,
-            parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {"project": {"links": {"self": "/tasks/1/relationships/project"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}"#)
-                .expect("JSON")
+            pruned(&rule, held[0], "tasks", &["rank"]),
+            Some(parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {"project": {"links": {"self": "/tasks/1/relationships/project"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}"#).expect("JSON"))
         );
         // What a named relationship keeps no recording showed.
-        let mut answer = held[0].fields.clone();
-        assert_eq!(
-            rule.apply(
-                &mut answer,
-                "tasks",
-                &["title".to_owned(), "project".to_owned()]
-            ),
-            None
-        );
+        assert_eq!(pruned(&rule, held[0], "tasks", &["title", "project"]), None);
         // An entry that changed otherwise, or a selection naming an entry, teaches nothing.
         let changed = parse(
             br#"[{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x"}, "relationships": {"project": {"links": {"self": "/elsewhere"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}]"#,
