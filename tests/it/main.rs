@@ -164,6 +164,7 @@ mod state_relationship_writes;
 mod state_removed_whole;
 mod state_rename_moves;
 mod state_repeated_sort;
+mod state_required_members;
 mod state_restated_list_query;
 mod state_restated_query;
 mod state_restless;

@@ -1500,6 +1500,7 @@ pub(super) fn learn_bulk(
             members: learned.members,
             options: Default::default(),
             open: false,
+            required_in: Vec::new(),
         },
         None => BodyModel {
             bulk_ids: Some(layout),

@@ -82,6 +82,7 @@ pub mod references;
 pub mod relationship;
 mod removed_whole;
 mod replace_required;
+mod required_in;
 mod rows;
 pub(crate) mod selected;
 mod sent_names;
@@ -577,11 +578,12 @@ fn share_sorts(drafts: &mut [Draft]) {
 }
 
 /// What a call's arguments are checked for, learned after pass 3: the recorded refusal of a
-/// mistyped member ([`type_refusal`]) and the members a replacing update requires
-/// ([`replace_required`]).
+/// mistyped member ([`type_refusal`]), the members a replacing update requires
+/// ([`replace_required`]) and the collections those required members bind ([`required_in`]).
 fn learn_argument_checks(drafts: &mut [Draft], timeline: &Timeline) {
     type_refusal::learn(drafts, timeline);
     replace_required::learn(drafts);
+    required_in::learn(drafts, timeline);
 }
 
 /// The write plans of a state (one per write tool, in manifest order), every successful write

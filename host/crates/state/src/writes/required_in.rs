@@ -1,0 +1,105 @@
+//! The collections a write's required members were shown on (after pass 3): one write tool over
+//! sibling collections, its target's collection named by a path parameter (Kinto's
+//! `/buckets/workspace/collections/{collection_id}/records`), learned its members from the calls
+//! it recorded, all to the collections those calls named (`tasks`). A member every such call sent
+//! is required of a call to one of those collections only: which members another collection's
+//! entities need (Kinto's projects hold no `title`) no recording shows, so a call to it requires
+//! none, each member it sends still accepted only with the recorded JSON types.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_manifest::segments::split_path;
+
+use super::Draft;
+use super::model::BodyModel;
+use crate::observation::{Timeline, decoded};
+
+/// Sets, on each plan whose target's collection is named by a path parameter and that requires
+/// a member, the collections its successful recorded calls named (see the module docs).
+pub(super) fn learn(drafts: &mut [Draft], timeline: &Timeline) {
+    for draft in drafts.iter_mut() {
+        let Some(segments) = varying_collection(&draft.plan) else {
+            continue;
+        };
+        let named: BTreeSet<String> = timeline
+            .all(draft.tool)
+            .filter(|call| call.is_success())
+            .filter_map(|call| collection_of(&call.path, segments))
+            .collect();
+        if let Some(body) = draft.plan.body.as_mut()
+            && body.members.values().any(|member| member.required)
+        {
+            body.required_in = named.into_iter().collect();
+        }
+    }
+}
+
+/// How many leading segments name the target's collection, where one of them is a parameter of
+/// the tool's path template.
+fn varying_collection(plan: &super::model::WritePlan) -> Option<usize> {
+    let count = plan.target.as_ref()?.collection_segments;
+    let template = split_path(&plan.path_template);
+    (count > 0
+        && template
+            .iter()
+            .take(count)
+            .any(|segment| segment.starts_with('{')))
+    .then_some(count)
+}
+
+/// A path's collection: its leading `segments` segments, decoded, joined by `/`.
+fn collection_of(path: &str, segments: usize) -> Option<String> {
+    let parts: Vec<String> = split_path(path)
+        .iter()
+        .take(segments)
+        .map(|segment| decoded(segment))
+        .collect();
+    (parts.len() == segments).then(|| parts.join("/"))
+}
+
+/// The body model a call is checked against: the model itself, or, for a call to a collection its
+/// required members were not shown on, the model requiring none. `path` is the call's segments by
+/// index (what its path arguments make), the template's literal segments filling the others.
+pub(super) fn for_call<'m>(
+    model: &'m BodyModel,
+    plan: &super::model::WritePlan,
+    path: &BTreeMap<usize, String>,
+) -> Cow<'m, BodyModel> {
+    let called = || {
+        let segments = varying_collection(plan)?;
+        let template = split_path(&plan.path_template);
+        let parts: Vec<String> = (template.iter().take(segments).enumerate())
+            .map(|(index, segment)| match path.get(&index) {
+                Some(value) => Some(value.clone()),
+                None => (!segment.starts_with('{')).then(|| decoded(segment)),
+            })
+            .collect::<Option<_>>()?;
+        Some(parts.join("/"))
+    };
+    let elsewhere = !model.required_in.is_empty()
+        && called().is_some_and(|collection| !model.required_in.contains(&collection));
+    if !elsewhere {
+        return Cow::Borrowed(model);
+    }
+    let mut relaxed = model.clone();
+    for member in relaxed.members.values_mut() {
+        member.required = false;
+    }
+    Cow::Owned(relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_collection_is_its_leading_segments_decoded() {
+        let path = "/v1/buckets/workspace/collections/my%20tasks/records";
+        assert_eq!(
+            collection_of(path, 6).as_deref(),
+            Some("v1/buckets/workspace/collections/my tasks/records")
+        );
+        assert_eq!(collection_of("/v1/buckets", 6), None);
+    }
+}
