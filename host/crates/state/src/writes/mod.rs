@@ -580,10 +580,10 @@ fn share_sorts(drafts: &mut [Draft]) {
 /// What a call's arguments are checked for, learned after pass 3: the recorded refusal of a
 /// mistyped member ([`type_refusal`]), the members a replacing update requires
 /// ([`replace_required`]) and the collections those required members bind ([`required_in`]).
-fn learn_argument_checks(drafts: &mut [Draft], timeline: &Timeline) {
+fn learn_argument_checks(drafts: &mut [Draft], timeline: &Timeline, state: &StateView) {
     type_refusal::learn(drafts, timeline);
     replace_required::learn(drafts);
-    required_in::learn(drafts, timeline);
+    required_in::learn(drafts, timeline, state);
 }
 
 /// The write plans of a state (one per write tool, in manifest order), every successful write
@@ -629,7 +629,7 @@ pub(crate) fn derive_write_plans(
     keyed_refusal::lend(&mut drafts, timeline);
     lent_omission::lend(&mut drafts, timeline);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
-    learn_argument_checks(&mut drafts, timeline);
+    learn_argument_checks(&mut drafts, timeline, state);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     learn_relationships(&mut drafts, (&observed, &views), state, timeline, false);

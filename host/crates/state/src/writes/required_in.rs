@@ -2,9 +2,11 @@
 //! sibling collections, its target's collection named by a path parameter (Kinto's
 //! `/buckets/workspace/collections/{collection_id}/records`), learned its members from the calls
 //! it recorded, all to the collections those calls named (`tasks`). A member every such call sent
-//! is required of a call to one of those collections only: which members another collection's
-//! entities need (Kinto's projects hold no `title`) no recording shows, so a call to it requires
-//! none, each member it sends still accepted only with the recorded JSON types.
+//! is required of a call to one of those collections, or to one whose held entities each hold
+//! every required member some held entity of the type stores (FlexGet's entry lists: every
+//! list's entries hold `title` and `original_url`); which members another collection's entities need (Kinto's projects hold no
+//! `title`, and a new collection holds nothing) no recording shows, so a call to it requires none,
+//! each member it sends still accepted only with the recorded JSON types.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,26 +14,60 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_manifest::segments::split_path;
 
 use super::Draft;
+use rea_plugin_api::json::Object;
+
 use super::model::BodyModel;
+use crate::model::StateView;
 use crate::observation::{Timeline, decoded};
 
 /// Sets, on each plan whose target's collection is named by a path parameter and that requires
-/// a member, the collections its successful recorded calls named (see the module docs).
-pub(super) fn learn(drafts: &mut [Draft], timeline: &Timeline) {
+/// a member, the collections its successful recorded calls named and those whose held entities
+/// each hold every required member (see the module docs).
+pub(super) fn learn(drafts: &mut [Draft], timeline: &Timeline, state: &StateView) {
     for draft in drafts.iter_mut() {
         let Some(segments) = varying_collection(&draft.plan) else {
             continue;
         };
-        let named: BTreeSet<String> = timeline
+        let entity_type = draft.plan.entity_type().map(str::to_owned);
+        let Some(body) = draft.plan.body.as_mut() else {
+            continue;
+        };
+        let required: Vec<&String> = (body.members.iter())
+            .filter(|(_, member)| member.required)
+            .map(|(name, _)| name)
+            .collect();
+        if required.is_empty() {
+            continue;
+        }
+        let mut named: BTreeSet<String> = timeline
             .all(draft.tool)
             .filter(|call| call.is_success())
             .filter_map(|call| collection_of(&call.path, segments))
             .collect();
-        if let Some(body) = draft.plan.body.as_mut()
-            && body.members.values().any(|member| member.required)
-        {
-            body.required_in = named.into_iter().collect();
+        let held: Vec<(String, &Object)> = (state.entities.iter())
+            .filter(|entity| Some(entity.entity_type.as_str()) == entity_type.as_deref())
+            .filter_map(|entity| {
+                Some((
+                    collection_of(&entity.collection, segments)?,
+                    entity.fields.as_object()?,
+                ))
+            })
+            .collect();
+        // The required members some held entity of the type stores (FlexGet's sent `url` is
+        // stored by none).
+        let stored: Vec<&String> = (required.iter().copied())
+            .filter(|name| (held.iter()).any(|(_, fields)| fields.get(name.as_str()).is_some()))
+            .collect();
+        let mut lacking: BTreeSet<String> = BTreeSet::new();
+        let mut holding: BTreeSet<String> = BTreeSet::new();
+        for (collection, fields) in held {
+            let holds = stored
+                .iter()
+                .all(|name| fields.get(name.as_str()).is_some());
+            if holds { &mut holding } else { &mut lacking }.insert(collection);
         }
+        named.extend(holding.difference(&lacking).cloned());
+        body.required_in = named.into_iter().collect();
     }
 }
 
