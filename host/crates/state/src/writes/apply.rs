@@ -285,6 +285,14 @@ pub fn sent_members<'a>(plan: &WritePlan, body: Option<&'a Json>) -> Option<&'a 
     body?.pointer(envelope)?.as_object()
 }
 
+/// The collection a path's leading `count` segments spell (`/api/tasks`); `None` for a shorter
+/// path.
+pub fn collection_at<S: AsRef<str>>(segments: &[S], count: usize) -> Option<String> {
+    let leading = segments.get(..count)?;
+    let parts: Vec<&str> = leading.iter().map(AsRef::as_ref).collect();
+    Some(format!("/{}", parts.join("/")))
+}
+
 /// The collection a call writes (as the path spells it) and, for item paths, the identity (the
 /// path segment after the collection, or the body member an RPC-style write names it in).
 pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Option<String>)> {
@@ -305,10 +313,7 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
         return Some((tied.clone(), id));
     }
     let count = target.collection_segments;
-    if segments.len() < count {
-        return None;
-    }
-    let collection = format!("/{}", segments[..count].join("/"));
+    let collection = collection_at(segments, count)?;
     let id = match (plan.effect, plan.bulk) {
         (Effect::Create, _) | (_, true) | (Effect::Document, _) => None,
         _ => match &target.key_member {

@@ -604,8 +604,8 @@ pub struct BodyModel {
     /// (a settings section written by JSON merge patches).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub open: bool,
-    /// The collections (their leading path segments, joined by `/`) the required members were
-    /// shown on, where the tool's path names the collection by a parameter (see
+    /// The collections (as a path spells them, `/v1/…/collections/tasks/records`) the required
+    /// members were shown on, where the tool's path names the collection by a parameter (see
     /// [`super::required_in`]); empty: the members are required of every call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub required_in: Vec<String>,

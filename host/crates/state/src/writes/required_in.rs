@@ -9,16 +9,17 @@
 //! each member it sends still accepted only with the recorded JSON types.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use rea_manifest::segments::split_path;
-
-use super::Draft;
 use rea_plugin_api::json::Object;
 
+use super::Draft;
+use super::apply::collection_at;
 use super::model::BodyModel;
+use crate::call::Call;
 use crate::model::StateView;
-use crate::observation::{Timeline, decoded};
+use crate::observation::Timeline;
 
 /// Sets, on each plan whose target's collection is named by a path parameter and that requires
 /// a member, the collections its successful recorded calls named and those whose held entities
@@ -42,13 +43,14 @@ pub(super) fn learn(drafts: &mut [Draft], timeline: &Timeline, state: &StateView
         let mut named: BTreeSet<String> = timeline
             .all(draft.tool)
             .filter(|call| call.is_success())
-            .filter_map(|call| collection_of(&call.path, segments))
+            .filter_map(|call| collection_at(&call.segments, segments))
             .collect();
         let held: Vec<(String, &Object)> = (state.entities.iter())
             .filter(|entity| Some(entity.entity_type.as_str()) == entity_type.as_deref())
             .filter_map(|entity| {
+                let spelled = split_path(&entity.collection);
                 Some((
-                    collection_of(&entity.collection, segments)?,
+                    collection_at(&spelled, segments)?,
                     entity.fields.as_object()?,
                 ))
             })
@@ -84,34 +86,18 @@ fn varying_collection(plan: &super::model::WritePlan) -> Option<usize> {
     .then_some(count)
 }
 
-/// A path's collection: its leading `segments` segments, decoded, joined by `/`.
-fn collection_of(path: &str, segments: usize) -> Option<String> {
-    let parts: Vec<String> = split_path(path)
-        .iter()
-        .take(segments)
-        .map(|segment| decoded(segment))
-        .collect();
-    (parts.len() == segments).then(|| parts.join("/"))
-}
-
 /// The body model a call is checked against: the model itself, or, for a call to a collection its
-/// required members were not shown on, the model requiring none. `path` is the call's segments by
-/// index (what its path arguments make), the template's literal segments filling the others.
+/// required members were not shown on, the model requiring none.
 pub(super) fn for_call<'m>(
     model: &'m BodyModel,
     plan: &super::model::WritePlan,
-    path: &BTreeMap<usize, String>,
+    call: &Call,
 ) -> Cow<'m, BodyModel> {
     let called = || {
-        let segments = varying_collection(plan)?;
-        let template = split_path(&plan.path_template);
-        let parts: Vec<String> = (template.iter().take(segments).enumerate())
-            .map(|(index, segment)| match path.get(&index) {
-                Some(value) => Some(value.clone()),
-                None => (!segment.starts_with('{')).then(|| decoded(segment)),
-            })
-            .collect::<Option<_>>()?;
-        Some(parts.join("/"))
+        collection_at(
+            &call.segments(&plan.path_template),
+            varying_collection(plan)?,
+        )
     };
     let elsewhere = !model.required_in.is_empty()
         && called().is_some_and(|collection| !model.required_in.contains(&collection));
@@ -130,12 +116,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_collection_is_its_leading_segments_decoded() {
-        let path = "/v1/buckets/workspace/collections/my%20tasks/records";
+    fn a_collection_is_its_leading_segments() {
+        let path = split_path("/v1/buckets/workspace/collections/tasks/records/x");
         assert_eq!(
-            collection_of(path, 6).as_deref(),
-            Some("v1/buckets/workspace/collections/my tasks/records")
+            collection_at(&path, 6).as_deref(),
+            Some("/v1/buckets/workspace/collections/tasks/records")
         );
-        assert_eq!(collection_of("/v1/buckets", 6), None);
+        assert_eq!(collection_at(&split_path("/v1/buckets"), 6), None);
     }
 }

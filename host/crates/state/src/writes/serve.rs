@@ -103,7 +103,7 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     let Some(model) = &plan.body else {
         return Err(refuse(plan, "this write's body is not modelled"));
     };
-    let model = &*super::required_in::for_call(model, plan, &call.path);
+    let model = &*super::required_in::for_call(model, plan, call);
     check_query(plan, model, call)?;
     let body = call.body.as_ref().map(Json::from_serde_value);
     if let Some(member) = plan
