@@ -520,8 +520,9 @@ impl CompoundDocuments {
         self.linkage_of(&mut resource.clone(), name, held)
     }
 
-    /// The pointer of a relationship's linkage in a resource (`/relationships/tasks/data`).
-    pub fn linkage_pointer(&self, name: &str) -> String {
+    /// The pointer of the member holding a relationship's linkage in a resource
+    /// (`/relationships/tasks/data`).
+    pub fn linkage_member(&self, name: &str) -> String {
         [&self.relationships, name, &self.linkage]
             .iter()
             .map(|segment| format!("/{}", escape_pointer_segment(segment)))

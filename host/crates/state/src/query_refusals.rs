@@ -547,11 +547,9 @@ fn takes_name(service: &StateService, tool: &str, name: &str) -> bool {
 /// Whether a tool's list query model reads a query name (a term of an expression, such as
 /// `filter[objects][project_id][eq]`, included).
 fn modelled(service: &StateService, tool: &str, name: &str) -> bool {
-    let derived = service.derived();
-    let Some(ViewDetail::List(list)) = derived.view(tool).map(|view| &view.detail) else {
-        return false;
-    };
-    (list.query.as_ref()).is_some_and(|model| model.parameters.contains_key(name))
+    (service.derived().view(tool))
+        .and_then(|view| view.list_query())
+        .is_some_and(|(_, model)| model.parameters.contains_key(name))
 }
 
 /// Whether a tool takes a query name already or its view's grammar reads it as terms (one of its

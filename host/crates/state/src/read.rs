@@ -950,7 +950,7 @@ impl StateService {
         let held: Vec<&crate::model::Entity> = live.entities().collect();
         let entity_type = view.entity_type().unwrap_or_default();
         let stale =
-            |name: &str| written && !live.inverse_keeps(entity_type, &rule.linkage_pointer(name));
+            |name: &str| written && !live.inverse_keeps(entity_type, &rule.linkage_member(name));
         match rule.apply(&mut rendered.body, pointer, &names, (&held, &stale)) {
             Some(()) => Some(StateAnswer::Rendered(rendered)),
             None => Some(refused()),
