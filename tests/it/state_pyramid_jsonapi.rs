@@ -97,6 +97,47 @@ fn a_to_many_post_and_a_to_one_patch_move_tasks_between_related_lists() {
 }
 
 #[test]
+fn a_to_many_post_answers_the_linkage_it_leaves_rendered_from_the_state() {
+    // Build entry 93 (`POST /api/projects/1/relationships/tasks`, task 11) answered project 1's
+    // whole linkage after the add, tasks 1, 2, 3 and 11, in a linkage read's envelope without
+    // its `returned` count: a call for another project answers that project's linkage.
+    let served = serve_corpus_app(APP);
+    let tool = "post_projects_relationships_tasks_by_project_id";
+    let added = json!({"data": [{"type": "tasks", "id": "12"}]});
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "2", added));
+    assert!(!is_error, "{answer}");
+    let body = &answer["body"];
+    assert_eq!(listed_ids(body), ["4", "5", "6", "12"], "{answer}");
+    let link = body.pointer("/links/self").and_then(Value::as_str);
+    assert!(
+        link.is_some_and(|link| link.ends_with("/api/projects/2/relationships/tasks")),
+        "{answer}"
+    );
+    assert_eq!(body.pointer("/meta/results/returned"), None, "{answer}");
+    // The people's POST (build entry 81, task 10 to Hal) is shown only by task 10's related
+    // assignee read (entry 82), and its answer names Hal's linkage too: without a route to
+    // render it (the people's linkage route is a sibling read's, lent with sibling transfer)
+    // it stays withheld, never answering entry 81's linkage for another person.
+    let tool = "post_people_relationships_tasks_by_people_id";
+    let plan = write_plan(&served, tool);
+    assert!(!plan.served, "{plan:?}");
+    let served = serve_corpus_app_transfer(APP, true);
+    let plan = write_plan(&served, tool);
+    assert!(plan.served, "{plan:?}");
+    // Gus (person 7) holds no task in the seed.
+    let added = json!({"data": [{"type": "tasks", "id": "10"}]});
+    let (answer, is_error) = served.call(tool, id_and_body(&served, tool, "7", added));
+    assert!(!is_error, "{answer}");
+    assert_eq!(listed_ids(&answer["body"]), ["10"], "{answer}");
+    let task = read_by_id(&served, "get_tasks_by_id", "10");
+    assert_eq!(
+        task.pointer("/data/relationships/assignee/data"),
+        Some(&json!({"type": "people", "id": "7"})),
+        "{task}"
+    );
+}
+
+#[test]
 fn page_links_restating_the_query_are_minted_for_queries_the_build_never_sent() {
     // The app's links spell the page size and the sort first (the sort's `-` dropped, `sort=id`
     // when none was sent), then the filters, the offset last, strictly encoded; `self` repeats

@@ -396,6 +396,16 @@ impl LinkageRoute {
         many(envelope) == many(answer)
     }
 
+    /// The route answering in another recorded envelope holding the linkage where the route's
+    /// does (a to-many write's answer, [`crate::writes::to_many`]): its minted and counted
+    /// members kept where that envelope holds them.
+    pub fn within(&self, envelope: &Json) -> LinkageRoute {
+        let mut route = self.clone();
+        (route.minted).retain(|(pointer, _)| envelope.pointer(pointer).is_some());
+        (route.counted).retain(|pointer| envelope.pointer(pointer).is_some());
+        route
+    }
+
     /// The answer body for a call of `path`: the envelope with the linkage the state holds for
     /// the entity the path names and the minted members; `None` when the state holds no such
     /// entity, the segments between differ from the recorded ones, or a minted text is lacking.
@@ -473,6 +483,43 @@ mod tests {
             data.join(", ")
         );
         entity("/people", id, &fields)
+    }
+
+    #[test]
+    fn a_route_within_another_envelope_mints_and_counts_only_what_it_holds() {
+        let route = LinkageRoute {
+            tool: "get_projects_relationships_tasks".to_owned(),
+            collection_segments: 2,
+            between: vec!["relationships".to_owned()],
+            pointer: "/data".to_owned(),
+            numbered: Vec::new(),
+            envelope_ordinal: 57,
+            minted: vec![
+                (
+                    "/links/self".to_owned(),
+                    LinkageText::Request(String::new()),
+                ),
+                (
+                    "/links/related".to_owned(),
+                    LinkageText::Related(String::new()),
+                ),
+            ],
+            counted: vec!["/meta/results/returned".to_owned()],
+            inferred_from: None,
+        };
+        // A write's answer: the linkage and `links.self`, no `related` link, no count.
+        let envelope = json(r#"{"data": [], "links": {"self": "x"}, "meta": {"results": {}}}"#);
+        let within = route.within(&envelope);
+        assert_eq!(
+            within.minted,
+            vec![(
+                "/links/self".to_owned(),
+                LinkageText::Request(String::new())
+            )]
+        );
+        assert!(within.counted.is_empty());
+        assert_eq!(within.pointer, route.pointer);
+        assert_eq!(route.within(&json(r#"{"data": []}"#)).minted, Vec::new());
     }
 
     #[test]

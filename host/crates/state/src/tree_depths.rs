@@ -21,6 +21,7 @@ use rea_manifest::Manifest;
 
 use crate::entries::FolderEntries;
 use crate::model::{ReadView, StateView, ViewDetail};
+use crate::sibling_reads::SIBLING_READ;
 use crate::tree_writes::TreeTool;
 
 /// The reason of an inferred read's view: it answers entries only.
@@ -44,8 +45,12 @@ fn attach_reads(
         if !is_get(&tool.method) || !source_is_get {
             continue;
         }
-        // The view the derivation gave a read citing no record shows nothing.
-        views.retain(|view| view.tool != tool.name);
+        // The view the derivation gave a read citing no record shows nothing; one a sibling
+        // read was lent ([`crate::sibling_reads`], attached before the write plans) answers.
+        views.retain(|view| view.tool != tool.name || view.reason() == Some(SIBLING_READ));
+        if views.iter().any(|view| view.tool == tool.name) {
+            continue;
+        }
         let lent: Vec<FolderEntries> = folder_entries
             .iter()
             .filter(|entries| entries.tool == source)

@@ -367,6 +367,9 @@ fn settle_writes(
     state: &mut StateView,
 ) {
     state.appended_lists = crate::inverse::appended_after_writes(timeline, &state.entities);
+    // Before the plans: a to-many write answering its own path's linkage renders it through the
+    // route a sibling read is lent (`writes::to_many`).
+    crate::sibling_reads::attach(manifest, state);
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, state, records, rules);
     let nested = nested_in_written(&state.types, &plans);
@@ -376,7 +379,6 @@ fn settle_writes(
     state.write_plans = plans;
     mark_tree_writes(state);
     crate::tree_depths::attach(manifest, state);
-    crate::sibling_reads::attach(manifest, state);
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(state, records);

@@ -12,13 +12,16 @@
 //! Served as an update of each named entity's linkage (set to the parent's identifier, spelled
 //! with the members the read after showed, or cleared where it named the parent), the parents'
 //! lists following ([`crate::inverse`]), answered as the recorded call was (JSON:API's
-//! `{"meta": {"message": …}}`; a recorded answer naming a sent identifier is not learned).
+//! `{"meta": {"message": …}}`), or, where the recorded answer holds the parent's whole linkage
+//! after the call, with the live linkage rendered by the linkage route of the write's own path in
+//! the recorded answer's envelope ([`ToManyModel::answer_route`]); a recorded answer naming a
+//! sent identifier otherwise, at any depth, is not learned.
 //! Refused, nothing changed: a body holding anything beside the identifiers' wrapping, a parent
 //! the state does not hold, a relationship name no recorded call sent, an identifier naming no
 //! held entity of the relationship's type.
 
 use rea_plugin_api::contracts::capture::CompactString;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::segments::{split_path, template_affixes};
 use rea_plugin_api::json::{Json, Object};
@@ -32,6 +35,7 @@ use super::referenced::{Key, held_before};
 use super::relationship::{changed, holding, matches_members, wrapped_only};
 use super::{Draft, Views};
 use crate::answer::{StateAnswer, StateSource, tool_error};
+use crate::linkage_routes::LinkageRoute;
 use crate::model::{Entity, StateView};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::render::scalar_text;
@@ -56,6 +60,11 @@ pub struct ToManyModel {
     pub named: BTreeMap<String, ToManyLink>,
     /// The recorded call whose status and body the answer takes.
     pub answer_ordinal: u64,
+    /// The read tool of the write's own path whose linkage route ([`crate::linkage_routes`])
+    /// renders the answer in the recorded one's envelope: the recorded answer holds the parent's
+    /// linkage after the call (pyramid-jsonapi answers a `POST` with the whole linkage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_route: Option<String>,
 }
 
 /// The linkage a to-many relationship sets on each entity it names.
@@ -131,16 +140,112 @@ fn model_of(
         }
     }
     let fixed = fixed_segments(successes, parent_segment)?;
-    answered_as_recorded(first, identifiers.as_deref()?)?;
+    let identifiers = identifiers?;
+    let link = named.values().next()?;
+    let parent = (parent_type.as_str(), parent_segment);
+    let answer_route = answering_route(template, state).and_then(|route| {
+        let call = (*first, parent);
+        shows_linkage_after(call, (link, &identifiers), (adds, calls, state), route)
+    });
+    if answer_route.is_none() {
+        answered_as_recorded(first, &identifiers)?;
+    }
     Some(ToManyModel {
         parent_type,
         parent_segment,
         fixed,
-        identifiers: identifiers?,
+        identifiers,
         adds,
         named,
         answer_ordinal: first.ordinal,
+        answer_route,
     })
+}
+
+/// The read tool of the write's own path (`GET` of its template) with a linkage route, and
+/// where its envelope holds the linkage.
+fn answering_route<'s>(template: &str, state: &'s StateView) -> Option<&'s LinkageRoute> {
+    let view =
+        (state.views.iter()).find(|view| view.method == "GET" && view.path_template == template)?;
+    (state.linkage_routes.iter()).find(|route| route.tool == view.tool)
+}
+
+/// The route's tool when the call's recorded answer holds, where the route's envelope holds the
+/// linkage, every identifier the state before the call shows linking the parent after it (the
+/// entities whose linkage named it, the sent ones added or removed) and otherwise only
+/// identifiers of held entities of the linked type, none of them removed, in any order: the
+/// route renders such answers. The state before the call may miss a linkage another relationship
+/// write set (pyramid-jsonapi's task 12 given to Hal by a to-one write shown only through Hal's
+/// tasks), so the answer may list more. `None` when the answer shows another linkage.
+fn shows_linkage_after(
+    (call, (parent_type, parent_segment)): (&Observation, (&str, usize)),
+    (link, identifiers): (&ToManyLink, &str),
+    (adds, calls, state): (bool, &[Call], &StateView),
+    route: &LinkageRoute,
+) -> Option<String> {
+    let RequestBody::Json(body) = &call.request else {
+        return None;
+    };
+    let sent = body.pointer(identifiers)?.as_array()?;
+    let keys: Vec<&str> = sent.first()?.as_object()?.keys().collect();
+    let parent_id = decoded(call.segments.get(parent_segment)?);
+    let held = held_before(state, calls, call.ordinal);
+    let (_, parent) = held
+        .iter()
+        .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
+    let names_parent = |child: &Json| {
+        child.pointer(&link.linkage).is_some_and(|linkage| {
+            (link.members.iter()).all(|member| {
+                member_at(linkage, member).and_then(scalar_text)
+                    == member_at(parent, member).and_then(scalar_text)
+            })
+        })
+    };
+    let mut known = BTreeSet::new();
+    let mut expected = BTreeSet::new();
+    for ((entity_type, _, _), child) in &held {
+        if *entity_type != link.child_type {
+            continue;
+        }
+        let text = identifier_text(&identifier_of(child, &keys));
+        if names_parent(child) {
+            expected.insert(text.clone());
+        }
+        known.insert(text);
+    }
+    let sent: BTreeSet<String> = sent.iter().map(identifier_text).collect();
+    if adds {
+        expected.extend(sent.iter().cloned());
+    } else {
+        expected.retain(|text| !sent.contains(text));
+    }
+    let shown = call.body.as_ref()?.pointer(&route.pointer)?.as_array()?;
+    let shown: BTreeSet<String> = shown.iter().map(identifier_text).collect();
+    let agrees =
+        expected.is_subset(&shown) && shown.is_subset(&known) && (adds || shown.is_disjoint(&sent));
+    agrees.then(|| route.tool.clone())
+}
+
+/// An entity's identifier: its members of the given names.
+fn identifier_of(entity: &Json, keys: &[&str]) -> Json {
+    let mut identifier = Object::new();
+    for key in keys {
+        if let Some(value) = member_at(entity, key) {
+            identifier.insert(*key, value.clone());
+        }
+    }
+    Json::Object(identifier)
+}
+
+/// An identifier's members as text, in key order (`id=11;type=tasks`), so two spellings of one
+/// identifier compare equal.
+fn identifier_text(identifier: &Json) -> String {
+    let mut members: Vec<String> = (identifier.as_object().into_iter())
+        .flat_map(Object::iter)
+        .map(|(key, value)| format!("{key}={}", scalar_text(value).unwrap_or_default()))
+        .collect();
+    members.sort_unstable();
+    members.join(";")
 }
 
 /// The type whose collection template the write's path starts with, and the parameter segment
@@ -200,8 +305,23 @@ fn answered_as_recorded(call: &Observation, identifiers: &str) -> Option<()> {
     items
         .iter()
         .filter_map(Json::as_object)
-        .all(|item| holding(answer, item, "").is_none())
+        .all(|item| !names_anywhere(answer, item))
         .then_some(())
+}
+
+/// Whether an object of `answer`, inside objects or arrays at any depth, holds every member of
+/// `sent` with equal values.
+fn names_anywhere(answer: &Json, sent: &Object) -> bool {
+    match answer {
+        Json::Object(object) => {
+            holding(answer, sent, "").is_some()
+                || object
+                    .iter()
+                    .any(|(_, member)| names_anywhere(member, sent))
+        }
+        Json::Array(items) => items.iter().any(|item| names_anywhere(item, sent)),
+        _ => false,
+    }
 }
 
 /// What one call shows: the relationship's name, the pointer of the identifiers it sent, and
@@ -464,25 +584,72 @@ pub(super) fn serve(
         id: written.first().map(|(_, after)| after.id.clone()),
         ids: Some(written.iter().map(|(_, after)| after.id.clone()).collect()),
     };
-    let answer = super::relationship::as_recorded(service, model.answer_ordinal, source);
-    if answer.is_error() {
+    if model.answer_route.is_none() {
+        let answer = super::relationship::as_recorded(service, model.answer_ordinal, source);
+        if answer.is_error() {
+            return answer;
+        }
+        commit_linked(&mut live, written);
         return answer;
     }
+    // The answer shows the linkage after the change: committed first, rendered after.
+    commit_linked(&mut live, written);
+    drop(live);
+    let path = format!("/{}", segments.join("/"));
+    answer_from_route(service, model, &path, source).unwrap_or_else(|| {
+        tool_error(
+            "internal_error",
+            "the relationship's linkage could not be rendered after the change",
+        )
+    })
+}
+
+/// Commits each named entity's new linkage.
+fn commit_linked(live: &mut LiveState, written: Vec<(Entity, Entity)>) {
     let mut change = Change::of(Effect::Update);
     for (before, after) in written {
         change.entities.push((Some(before), Some(after)));
         change.positions.push(None);
         change.generated.push(Default::default());
     }
-    commit(&mut live, &change);
-    answer
+    commit(live, &change);
+}
+
+/// The answer the model's answering route renders for `path` in the recorded answer's envelope
+/// ([`crate::linkage_routes::LinkageRoute::within`]), from the live entities.
+fn answer_from_route(
+    service: &StateService,
+    model: &ToManyModel,
+    path: &str,
+    source: StateSource,
+) -> Option<StateAnswer> {
+    let derived = service.derived();
+    let rule = derived.compound.as_ref()?;
+    let tool = model.answer_route.as_deref()?;
+    let route = (derived.linkage_routes.iter()).find(|route| route.tool == tool)?;
+    let recorded = service.kept(model.answer_ordinal)?;
+    let envelope = recorded.json()?;
+    let live = service.read();
+    let held: Vec<&Entity> = live.entities().collect();
+    let body = route
+        .within(envelope)
+        .answer((rule, envelope), path, &held)?;
+    Some(crate::answer::state_answer(
+        recorded,
+        body,
+        service.replay_evidence_id(),
+        false,
+        source,
+    ))
 }
 
 /// A named entity after an add, where no read of it by id shows it: the first read of one of
 /// its relationships' linkage after the call (before any write), `…/{id}/relationships/project`,
-/// whose body holds an identifier naming the parent (each of its members the parent's): the
-/// entity as held before, its member holding that relationship's linkage (see
-/// [`super::relationship::linkage_pointer`]) set to that identifier.
+/// whose body holds an identifier naming the parent (each of its members the parent's), or of
+/// its related route, `…/{id}/assignee`, whose body holds the parent's resource (its scalar
+/// members, `type` and `id`, the parent's: the identifier): the entity as held before, its member
+/// holding that relationship's linkage (see [`super::relationship::linkage_pointer`]) set to that
+/// identifier.
 fn linkage_shown_after(
     timeline: &Timeline,
     at: u64,
@@ -501,7 +668,8 @@ fn linkage_shown_after(
             return None;
         }
         let segments: Vec<String> = read.segments.iter().map(|s| decoded(s)).collect();
-        if segments.len() != own.len() + 2 || !segments.starts_with(&own) {
+        let related = segments.len() == own.len() + 1;
+        if !(related || segments.len() == own.len() + 2) || !segments.starts_with(&own) {
             continue;
         }
         let (Some(body), true) = (read.body.as_ref(), read.is_success()) else {
@@ -509,14 +677,33 @@ fn linkage_shown_after(
         };
         let shown = super::relationship::objects(body, String::new())
             .into_iter()
-            .find(|(pointer, object)| !pointer.is_empty() && matches_members(object, parent))?;
+            .filter(|(pointer, _)| !pointer.is_empty())
+            .map(|(_, object)| {
+                if related {
+                    scalars_of(object)
+                } else {
+                    object.clone()
+                }
+            })
+            .find(|object| matches_members(object, parent))?;
         let name = segments.last()?;
-        let at = super::relationship::linkage_pointer(before, name, shown.1)?;
+        let at = super::relationship::linkage_pointer(before, name, &shown)?;
         let mut after = before.clone();
-        set_pointer(&mut after, &at, Json::Object(shown.1.clone()));
+        set_pointer(&mut after, &at, Json::Object(shown));
         return Some(after);
     }
     None
+}
+
+/// The scalar members of an object (a resource's `type` and `id`, its identifier).
+fn scalars_of(object: &Object) -> Object {
+    let mut scalars = Object::new();
+    for (key, value) in object.iter() {
+        if scalar_text(value).is_some() {
+            scalars.insert(key, value.clone());
+        }
+    }
+    scalars
 }
 
 #[cfg(test)]
@@ -581,9 +768,50 @@ mod tests {
         // An answer naming a sent identifier, or a body that is not JSON, is not learned.
         let naming = r#"{"data": {"type": "task", "id": "11"}}"#;
         assert_eq!(answered_as_recorded(&call(Some(naming)), "/data"), None);
+        // Nor one listing it in an array (pyramid-jsonapi's whole linkage after the add).
+        let listing = r#"{"data": [{"type": "task", "id": "3"}, {"type": "task", "id": "11"}]}"#;
+        assert_eq!(answered_as_recorded(&call(Some(listing)), "/data"), None);
         let mut unreadable = call(None);
         unreadable.body_bytes = 12;
         assert_eq!(answered_as_recorded(&unreadable, "/data"), None);
+    }
+
+    #[test]
+    fn a_related_resource_names_its_parent_by_its_scalar_members() {
+        // A related route's body holds the parent's resource: its identifier is the resource's
+        // scalar members, which name the parent; its attributes are not the identifier's.
+        let parent = json(r#"{"type": "people", "id": "8", "attributes": {"name": "Hal"}}"#);
+        let resource = json(
+            r#"{"type": "people", "id": "8", "attributes": {"name": "Hal"}, "links": {"self": "/p/8"}}"#,
+        );
+        let identifier = scalars_of(resource.as_object().expect("an object"));
+        assert_eq!(
+            Json::Object(identifier.clone()),
+            json(r#"{"type": "people", "id": "8"}"#)
+        );
+        assert!(matches_members(&identifier, &parent));
+        assert!(!matches_members(
+            resource.as_object().expect("an object"),
+            &parent
+        ));
+        let other = json(r#"{"type": "people", "id": "9"}"#);
+        assert!(!matches_members(
+            &scalars_of(other.as_object().expect("an object")),
+            &parent
+        ));
+    }
+
+    #[test]
+    fn identifiers_compare_by_their_members_in_any_order() {
+        let one = json(r#"{"type": "tasks", "id": "11"}"#);
+        let same = json(r#"{"id": 11, "type": "tasks"}"#);
+        assert_eq!(identifier_text(&one), identifier_text(&same));
+        assert_ne!(
+            identifier_text(&one),
+            identifier_text(&json(r#"{"type": "tasks", "id": "1"}"#))
+        );
+        let entity = json(r#"{"type": "tasks", "id": "11", "attributes": {"title": "x"}}"#);
+        assert_eq!(identifier_of(&entity, &["type", "id"]), one);
     }
 
     #[test]
