@@ -322,6 +322,15 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
             roles.push(QueryRole::filter(field, op));
         }
     }
+    if let Some(field) = bracketed_field(name).and_then(|inner| inner.strip_prefix('-'))
+        && has_field(field)
+    {
+        // A held field after a `-` in the brackets excludes (dynamic-rest's
+        // `filter{-status}=done`): none of a comma-separated list, else inequality.
+        for op in ["nin", "ne"] {
+            roles.push(QueryRole::filter(field, op));
+        }
+    }
     if name.to_ascii_lowercase().contains("like") {
         with_star_wildcards(&mut roles, worded);
     }
@@ -348,14 +357,17 @@ fn with_star_wildcards(roles: &mut Vec<QueryRole>, worded: usize) {
     }
 }
 
-/// The field a name holds in one pair of brackets after a non-empty base, when it is no
-/// operator word (`filter[status]`; not `views[gte]`, nor `filter[a][b]`).
+/// The field a name holds in one pair of brackets or braces after a non-empty base, when it is
+/// no operator word (`filter[status]`, dynamic-rest's `filter{status}`; not `views[gte]`, nor
+/// `filter[a][b]`).
 fn bracketed_field(name: &str) -> Option<&str> {
-    let (base, rest) = name.split_once('[')?;
-    let field = rest.strip_suffix(']')?;
+    let open = name.find(['[', '{'])?;
+    let close = if name[open..].starts_with('[') { ']' } else { '}' };
+    let (base, rest) = (&name[..open], &name[open + 1..]);
+    let field = rest.strip_suffix(close)?;
     (!base.is_empty()
         && !field.is_empty()
-        && !field.contains(['[', ']'])
+        && !field.contains(['[', ']', '{', '}'])
         && operator_word(field).is_none())
     .then_some(field)
 }
@@ -682,6 +694,31 @@ mod tests {
         assert!(candidate_roles("filter[state][_regex]", &has).is_empty());
         assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
         assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
+    }
+
+    #[test]
+    fn a_braced_field_filters_as_a_bracketed_one_and_a_dash_excludes() {
+        // dynamic-rest: `filter{status}`, `filter{priority.gte}`, `filter{-status}`.
+        let has = |field: &str| ["status", "priority"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter{status}", &has),
+            candidate_roles("filter[status]", &has)
+        );
+        assert_eq!(
+            candidate_roles("filter{priority.gte}", &has),
+            vec![QueryRole::filter("priority", "gte")]
+        );
+        assert_eq!(
+            candidate_roles("filter{-status}", &has),
+            vec![
+                QueryRole::filter("status", "nin"),
+                QueryRole::filter("status", "ne")
+            ]
+        );
+        // A brace closed by a bracket, an unheld field or a nested pair is no braced field.
+        assert!(candidate_roles("filter{status]", &has).is_empty());
+        assert!(candidate_roles("filter{-colour}", &has).is_empty());
+        assert_eq!(bracketed_field("filter{a}{b}"), None);
     }
 
     #[test]

@@ -1089,6 +1089,36 @@ pub struct PagedMember {
     /// [`crate::query_echo`]). Computed per call, so it refuses no query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo: Option<QueryEcho>,
+    /// Whether the member holds the page's number or the number of pages (dynamic-rest's
+    /// `meta.page` and `meta.total_pages`): every answered line showed there the arithmetic of
+    /// its page number, page size and matches. Computed per call, so it refuses no page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arithmetic: Option<PageArithmetic>,
+}
+
+/// What a page member computes from the call's page (see [`PagedMember::arithmetic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageArithmetic {
+    /// The page's number: the one the call named, else the first page's.
+    Number,
+    /// The number of pages: the matches over the page size, rounded up.
+    Pages,
+    /// The number of pages, one when nothing matched (a first page always exists).
+    PagesAtLeastOne,
+}
+
+impl PageArithmetic {
+    /// The member's value for a page (its number, the first page's number), the page size and
+    /// the matches.
+    pub fn value(self, (page, first): (u64, u64), size: u64, matched: u64) -> Option<u64> {
+        let pages = matched.checked_add(size.checked_sub(1)?)? / size;
+        match self {
+            PageArithmetic::Number => Some(page.max(first)),
+            PageArithmetic::Pages => Some(pages),
+            PageArithmetic::PagesAtLeastOne => Some(pages.max(1)),
+        }
+    }
 }
 
 impl PagedMember {
@@ -1101,6 +1131,23 @@ impl PagedMember {
             size: false,
             max: None,
             echo: None,
+            arithmetic: None,
+        }
+    }
+
+    /// A member holding an arithmetic of the page (see [`PagedMember::arithmetic`]).
+    pub fn arithmetic_at(pointer: String, arithmetic: PageArithmetic) -> Self {
+        PagedMember {
+            arithmetic: Some(arithmetic),
+            ..PagedMember::offset_at(pointer)
+        }
+        .without_offset()
+    }
+
+    fn without_offset(self) -> Self {
+        PagedMember {
+            offset: false,
+            ..self
         }
     }
 
@@ -1114,6 +1161,7 @@ impl PagedMember {
             size: true,
             max,
             echo: None,
+            arithmetic: None,
         }
     }
 }

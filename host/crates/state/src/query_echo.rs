@@ -49,6 +49,7 @@ pub fn learn(lines: &[ShownLine<'_>], list_pointer: &str) -> Vec<PagedMember> {
                 size: false,
                 max: None,
                 echo: Some(echo),
+                arithmetic: None,
             });
         }
     }

@@ -506,6 +506,7 @@ mod tests {
                 decoded: true,
                 as_sent: false,
             }),
+            arithmetic: None,
         });
         let body = |link: &str| format!(r#"{{"data": [], "links": {{"self": "{link}"}}}}"#);
         let included = read_observation(

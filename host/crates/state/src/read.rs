@@ -2358,7 +2358,13 @@ impl StateService {
             .paged_members
             .iter()
             .all(|member| match body.pointer(&member.pointer) {
-                _ if member.offset || member.size || member.echo.is_some() => true,
+                _ if member.offset
+                    || member.size
+                    || member.echo.is_some()
+                    || member.arithmetic.is_some() =>
+                {
+                    true
+                }
                 None => true,
                 Some(_) => !partial && member.complete.len() == 1,
             })
@@ -2376,7 +2382,8 @@ impl StateService {
             let [complete] = member.complete.as_slice() else {
                 continue;
             };
-            if member.offset || member.size || member.echo.is_some() {
+            if member.offset || member.size || member.echo.is_some() || member.arithmetic.is_some()
+            {
                 continue;
             }
             if let Some(slot) = crate::render::pointer_mut(body, &member.pointer) {
@@ -2447,6 +2454,7 @@ impl StateService {
             return Err("unrecorded-request");
         };
         Self::set_computed_members(&mut body, model, (pairs, linked))?;
+        Self::set_arithmetic_members(&mut body, model, pairs, evaluated.matched)?;
         Self::set_complete_members(
             &mut body,
             model,
@@ -2554,6 +2562,52 @@ impl StateService {
     ) -> Result<(), &'static str> {
         Self::set_offset_members(body, model, pairs)?;
         Self::set_echo_members(body, model, sent);
+        Ok(())
+    }
+
+    /// Sets the envelope members holding an arithmetic of the page (see
+    /// [`crate::model::PagedMember::arithmetic`]): the page the call named (else the first) and
+    /// the pages its `matched` entities fill at the size it named (else the default);
+    /// `unrecorded-request` when the call's page or size is no whole number or no size is known.
+    fn set_arithmetic_members(
+        body: &mut Json,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+        matched: usize,
+    ) -> Result<(), &'static str> {
+        if model
+            .paged_members
+            .iter()
+            .all(|member| member.arithmetic.is_none())
+        {
+            return Ok(());
+        }
+        let value_of = |plays: &dyn Fn(&QueryRole) -> bool| {
+            (pairs.iter())
+                .find(|(name, _)| model.role(name).is_some_and(plays))
+                .map(|(_, value)| value.parse::<u64>().map_err(|_| "unrecorded-request"))
+                .transpose()
+        };
+        let first = (model.parameters.values())
+            .find_map(|role| match role {
+                QueryRole::Page { base } => Some(*base),
+                _ => None,
+            })
+            .ok_or("unrecorded-request")?;
+        let page = value_of(&|role| matches!(role, QueryRole::Page { .. }))?.unwrap_or(first);
+        let size = match value_of(&|role| matches!(role, QueryRole::PageSize))? {
+            Some(size) => size,
+            None => u64::from(model.default_page_size.ok_or("unrecorded-request")?),
+        };
+        for member in &model.paged_members {
+            let Some(arithmetic) = member.arithmetic else {
+                continue;
+            };
+            let value = arithmetic
+                .value((page, first), size, matched as u64)
+                .ok_or("unrecorded-request")?;
+            crate::render::set_counter(body, &member.pointer, value as usize);
+        }
         Ok(())
     }
 

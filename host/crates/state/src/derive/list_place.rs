@@ -90,7 +90,9 @@ fn objects_at<'a>(body: &'a Json, at: &str) -> Vec<&'a Object> {
 }
 
 /// Whether the objects at `pointer` share a scalar member value (the same in every one of
-/// them, in every body) that no object of another array of the bodies holds.
+/// them, in every body) that no object of another array of the bodies holds, or a member name
+/// (every one of them holds it) that no such object holds, some body showing one (dynamic-rest's
+/// sideloaded `projects` beside its `tasks`, objects naming no kind: a task's `title`).
 fn distinct_kind(bodies: &[&Json], pointer: &str) -> bool {
     let listed: Vec<&Object> = bodies
         .iter()
@@ -113,9 +115,16 @@ fn distinct_kind(bodies: &[&Json], pointer: &str) -> bool {
                 .flat_map(move |place| objects_at(body, &place.pointer))
         })
         .collect();
-    shared
+    let by_value = shared
         .iter()
-        .any(|(key, value)| others.iter().all(|object| object.get(key) != Some(*value)))
+        .any(|(key, value)| others.iter().all(|object| object.get(key) != Some(*value)));
+    // Told apart by a name only where some body shows another array's objects.
+    let by_name = !others.is_empty()
+        && first.iter().any(|(key, _)| {
+            rest.iter().all(|object| object.contains_key(key))
+                && others.iter().all(|object| !object.contains_key(key))
+        });
+    by_value || by_name
 }
 
 /// Where a body holds its list: its one place, or, among several, the agreed one.
@@ -176,6 +185,26 @@ mod tests {
         // Listed objects sharing no value at all tell nothing apart either.
         let plain = body(r#"{"a": [{"id": 1}, {"id": 2}], "b": []}"#);
         assert_eq!(agreed_place(&[&plain]), None);
+    }
+
+    #[test]
+    fn sideloaded_objects_of_other_members_are_not_the_list() {
+        // dynamic-rest: a tasks list, and the same list with the projects it names sideloaded;
+        // no object names its kind, but every task holds `title`, which no project holds.
+        let plain = body(r#"{"tasks": [{"id": 1, "title": "a", "project": 2}], "meta": {}}"#);
+        let sideloaded = body(
+            r#"{"projects": [{"id": 2, "code": "WEB"}], "tasks": [{"id": 1, "title": "a", "project": 2}, {"id": 4, "title": "b", "project": 2}]}"#,
+        );
+        let agreed = agreed_place(&[&sideloaded, &plain]);
+        assert_eq!(agreed.as_deref(), Some("/tasks"));
+        assert_eq!(
+            place_in(&sideloaded, agreed.as_deref()).as_deref(),
+            Some("/tasks")
+        );
+        // Objects of the same members beside them (a card's pinned copy) tell nothing apart.
+        let same =
+            body(r#"{"tasks": [{"id": 1, "title": "a"}], "pinned": [{"id": 1, "title": "a"}]}"#);
+        assert_eq!(agreed_place(&[&same, &plain]), None);
     }
 
     #[test]

@@ -14,7 +14,9 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
 use super::query_grammar::scalar_fields;
-use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, QueryRole};
+use crate::model::{
+    CursorForm, CursorMember, ListLine, PageArithmetic, PagedMember, QueryModel, QueryRole,
+};
 use crate::observation::Observation;
 use crate::page_cursor::{
     PageEnd, Position, ShownPage, candidate_forms, link_only_names, page_link_forms,
@@ -947,7 +949,20 @@ fn query_model(
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
-    let offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
+    let mut offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
+    let taken: Vec<String> = (offset_members.iter())
+        .map(|member| member.pointer.clone())
+        .chain(totals.iter().cloned())
+        .collect();
+    let shown = (&plan.list_pointer[..], &totals[..], &taken[..]);
+    let default_size = evaluator.default_page_size;
+    offset_members.extend(arithmetic_members(
+        &chosen,
+        lines,
+        answered,
+        shown,
+        default_size,
+    ));
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -1117,6 +1132,79 @@ fn position_members(
     members.extend(size_members(chosen, lines, answered, list_pointer));
     members.extend(echo_members(lines, answered, list_pointer));
     members
+}
+
+/// The envelope members every answered line shows holding an arithmetic of its page (see
+/// [`crate::model::PagedMember::arithmetic`]): its number (the one it named, else the first
+/// page's) or the number of pages its matches (its total) fill at its page size (the one it
+/// named, else the default); none unless the list pages by number and some line named a page
+/// after the first. `shown`: the list's pointer, the totals' and the pointers already computed.
+fn arithmetic_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    (list_pointer, totals, taken): (&str, &[String], &[String]),
+    default_size: Option<u32>,
+) -> Vec<PagedMember> {
+    let Some(first) = chosen.values().find_map(|role| match role {
+        QueryRole::Page { base } => Some(*base),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    let bodies = answered_bodies(lines, answered);
+    let Some(pages) = (answered.iter().zip(&bodies))
+        .map(|(index, body)| {
+            let line = &lines[*index];
+            let page = match role_value(chosen, line, |role| matches!(role, QueryRole::Page { .. }))
+            {
+                Some(value) => value.parse().ok()?,
+                None => first,
+            };
+            let size = match line_size(chosen, line).ok()? {
+                Some(size) => size as u64,
+                None => u64::from(default_size?),
+            };
+            let total = body.and_then(|body| body.pointer(totals.first()?))?;
+            let matched = u64::try_from(total.as_number()?.as_i64()?).ok()?;
+            Some((page, size, matched))
+        })
+        .collect::<Option<Vec<(u64, u64, u64)>>>()
+    else {
+        return Vec::new();
+    };
+    let Some(Some(shown)) = bodies.first() else {
+        return Vec::new();
+    };
+    if pages.iter().all(|(page, ..)| *page <= first) {
+        return Vec::new();
+    }
+    let holds = |pointer: &str, arithmetic: PageArithmetic| {
+        bodies
+            .iter()
+            .zip(&pages)
+            .all(|(body, (page, size, matched))| {
+                let value = body.and_then(|body| body.pointer(pointer));
+                let computed = arithmetic.value((*page, first), *size, *matched);
+                value.zip(computed).is_some_and(|(value, computed)| {
+                    crate::render::counts_canonically(value, computed as usize)
+                })
+            })
+    };
+    scalar_pointers(shown, list_pointer)
+        .into_iter()
+        .filter(|(pointer, _)| !taken.contains(pointer))
+        .filter_map(|(pointer, _)| {
+            let arithmetic = [
+                PageArithmetic::Number,
+                PageArithmetic::PagesAtLeastOne,
+                PageArithmetic::Pages,
+            ]
+            .into_iter()
+            .find(|arithmetic| holds(&pointer, *arithmetic))?;
+            Some(PagedMember::arithmetic_at(pointer, arithmetic))
+        })
+        .collect()
 }
 
 /// The envelope members echoing each answered line's call (see [`crate::query_echo`]).
@@ -1521,6 +1609,7 @@ pub(crate) fn paged_members(
                 size: false,
                 max: None,
                 echo: None,
+                arithmetic: None,
             })
         })
         .collect()
