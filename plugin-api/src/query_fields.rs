@@ -362,7 +362,11 @@ fn with_star_wildcards(roles: &mut Vec<QueryRole>, worded: usize) {
 /// `filter[a][b]`).
 fn bracketed_field(name: &str) -> Option<&str> {
     let open = name.find(['[', '{'])?;
-    let close = if name[open..].starts_with('[') { ']' } else { '}' };
+    let close = if name[open..].starts_with('[') {
+        ']'
+    } else {
+        '}'
+    };
     let (base, rest) = (&name[..open], &name[open + 1..]);
     let field = rest.strip_suffix(close)?;
     (!base.is_empty()

@@ -12,6 +12,9 @@
 //! (`filter[fields]=title,status`) where the caller reads the name before the flags as a
 //! selection ([`fold_flags`]).
 //!
+//! A repeated name ending in a set operator word (`filter{status.in}=a&filter{status.in}=b`,
+//! `status__in=a&status__in=b`) folds the same way, under its own name.
+//!
 //! A list holding a value with a comma cannot be told from the comma list and is left as it was
 //! (a repeated name, which the state never models).
 
@@ -21,11 +24,36 @@ pub fn list_base(name: &str) -> Option<&str> {
     name.strip_suffix("[]").filter(|base| !base.is_empty())
 }
 
+/// The name a repeated name's values fold under: a list name's base ([`list_base`]), or a name
+/// ending in a set operator word (`in`, `nin`: dynamic-rest's repeated
+/// `filter{status.in}=a&filter{status.in}=b`, `status__in`) itself.
+fn fold_base(name: &str) -> Option<&str> {
+    list_base(name).or_else(|| names_set_operator(name).then_some(name))
+}
+
+/// Whether a name's last word, after a dot, a colon, a double underscore or an opening bracket or
+/// brace (a closing one after it), spells a set operator (`filter{status.in}`, `status__in`,
+/// `status[$nin]`), with something before it.
+fn names_set_operator(name: &str) -> bool {
+    let inner = name.strip_suffix([']', '}']).unwrap_or(name);
+    let at = [".", ":", "__", "[", "{"]
+        .iter()
+        .filter_map(|separator| inner.rfind(separator).map(|at| at + separator.len()))
+        .max();
+    at.is_some_and(|at| {
+        at > 1
+            && matches!(
+                crate::query_fields::operator_word(&inner[at..]),
+                Some("in" | "nin")
+            )
+    })
+}
+
 /// One list name's values as the single pair the state reads (see the module docs): the base
 /// name and the values joined by commas; `None` for another name, no value, or a value holding a
 /// comma.
 pub fn folded_list(name: &str, values: &[String]) -> Option<(String, String)> {
-    let base = list_base(name)?;
+    let base = fold_base(name)?;
     (!values.is_empty() && !values.iter().any(|value| value.contains(',')))
         .then(|| (base.to_owned(), values.join(",")))
 }
@@ -162,7 +190,7 @@ fn fold_repeated(pairs: &[(String, String)]) -> Vec<(String, String)> {
         if done.contains(&name.as_str()) {
             continue;
         }
-        let values: Vec<String> = match list_base(name) {
+        let values: Vec<String> = match fold_base(name) {
             Some(_) => pairs
                 .iter()
                 .filter(|(other, _)| other == name)
@@ -271,6 +299,32 @@ mod tests {
         let other = arguments(&[("filter[active]", "true")]);
         assert_eq!(fold_flags(other.clone(), selects), other);
         assert_eq!(flag_parts("filter[fields][0]"), None);
+    }
+
+    #[test]
+    fn a_repeated_set_operator_name_folds_under_its_own_name() {
+        assert_eq!(
+            fold_list_names(&pairs(&[
+                ("filter{status.in}", "todo"),
+                ("per_page", "4"),
+                ("filter{status.in}", "doing"),
+            ])),
+            pairs(&[("filter{status.in}", "todo,doing"), ("per_page", "4")])
+        );
+        for name in [
+            "status__in",
+            "filter[status.nin]",
+            "status[$in]",
+            "filter{code.in}",
+        ] {
+            assert_eq!(fold_base(name), Some(name), "{name}");
+            // Only a list name is a list name (the catalog's repeated arguments).
+            assert_eq!(list_base(name), None, "{name}");
+        }
+        // Another operator, a bare word or nothing before it is no set operator name.
+        for name in ["status__gte", "in", "filter{status}", ".in", "tags"] {
+            assert_eq!(fold_base(name), None, "{name}");
+        }
     }
 
     #[test]

@@ -97,6 +97,7 @@ mod state_default_page;
 mod state_digest_conflicts;
 mod state_document_writes;
 mod state_drf_plain;
+mod state_dynamic_rest;
 mod state_echo_order;
 mod state_embedded_links;
 mod state_error_answers;

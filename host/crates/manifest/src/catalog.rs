@@ -757,7 +757,10 @@ fn query_arguments(tool: &ManifestTool, inputs: &ToolInputs, names: &mut Names) 
                 description: Some(query_description(&parameter.name, &values, more, secret)),
                 kind: PropertyKind::Query {
                     value,
-                    repeated: parameter.repeated,
+                    // A name ending in `[]` is an array's spelling (qs, PHP, dynamic-rest's
+                    // `exclude[]`), repeated though each record sent it once.
+                    repeated: parameter.repeated
+                        || rea_plugin_api::query_lists::list_base(&parameter.name).is_some(),
                 },
             },
         });
@@ -1138,6 +1141,25 @@ mod tests {
         assert!(!secret.to_string().contains("s3cr3t"), "{secret}");
         // No `type` array anywhere (the MCP Inspector warns on them).
         assert!(!schema.to_string().contains(r#""type":["#), "{schema}");
+    }
+
+    #[test]
+    fn a_list_name_sent_once_still_takes_an_array() {
+        // dynamic-rest's `exclude[]`: recorded once per request, an array's spelling all the same.
+        let mut tool = tool("GET", "/tasks");
+        tool.query_parameters = vec![query("exclude[]"), query("exclude")];
+        let mut inputs = ToolInputs::default();
+        inputs.add(&crate::observed::RecordInputs {
+            query: vec![
+                ("exclude[]".into(), "due".into()),
+                ("exclude".into(), "due".into()),
+            ],
+            ..Default::default()
+        });
+        let schema = serde_json::to_value(input_schema(&tool, &inputs)).unwrap();
+        let types = |name: &str| schema["properties"][name]["anyOf"].clone();
+        assert_eq!(types("exclude[]")[1]["type"], "array", "{schema}");
+        assert_eq!(types("exclude"), serde_json::Value::Null, "{schema}");
     }
 
     #[test]

@@ -1,0 +1,87 @@
+//! dynamic-rest (corpus app `dynamic-rest`), Django REST framework with dynamic-rest, recorded to
+//! measure an application the engine was not developed on (reads 6/60 and CRUD 10/54 before):
+//! its lists answer `{"tasks": […], "meta": {page, per_page, total_results, total_pages}}` and
+//! sideload related records beside the list (`include[]=project.` adds `"projects": […]`, no
+//! object naming its kind), its filters are spelled in braces (`filter{status}`,
+//! `filter{priority.gte}`, `filter{-status}` excluding, `filter{status.in}` repeated for a set),
+//! its sorts and exclusions as `[]` lists.
+
+use serde_json::{Map, Value, json};
+
+use crate::state_query_grammar::assert_live_answers;
+use crate::state_support::{live_answer, read_by_id, serve_corpus_app};
+
+const APP: &str = "dynamic-rest";
+
+#[test]
+fn brace_filters_sort_lists_and_page_arithmetic_answer_unrecorded_queries() {
+    // `filter{…}` as `filter[…]` (equality, an operator word after a dot), a `-` before the
+    // field excluding; `sort[]` lists; the page's number and the pages counted per call.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?filter{status}=doing",
+            "GET /api/tasks/?filter{assignee}=1&filter{status}=todo",
+            "GET /api/tasks/?filter{priority.gt}=1",
+            "GET /api/tasks/?filter{title.icontains}=THE",
+            "GET /api/tasks/?filter{-status}=todo",
+            "GET /api/tasks/?filter{-project}=1",
+            "GET /api/tasks/?filter{due.lte}=2026-12-01",
+            "GET /api/tasks/?sort[]=-due",
+            "GET /api/tasks/?page=2&per_page=4",
+            "GET /api/tasks/?sort[]=-title&per_page=6&page=3",
+        ],
+    );
+    assert_live_answers(
+        APP,
+        "get_projects",
+        &[
+            "GET /api/projects/?filter{budget.lte}=70",
+            "GET /api/projects/?filter{code}=MOB",
+        ],
+    );
+}
+
+#[test]
+fn a_list_beside_sideloaded_records_is_held_by_the_members_its_objects_hold() {
+    // The build's tasks and projects lists sideload related records in some answers
+    // (`{"projects": […], "tasks": […]}`): no object names its kind, but every task holds a
+    // `title` no project holds, so the list is `tasks` and every listed task is held (task 12
+    // was only ever listed).
+    let served = serve_corpus_app(APP);
+    let task = read_by_id(&served, "get_tasks_by_task_id", "12");
+    assert_eq!(
+        task.pointer("/task/id").and_then(Value::as_u64),
+        Some(12),
+        "{task}"
+    );
+    let project = read_by_id(&served, "get_projects_by_project_id", "4");
+    assert_eq!(
+        project.pointer("/project/code").and_then(Value::as_str),
+        Some("DAT"),
+        "{project}"
+    );
+}
+
+#[test]
+fn repeated_set_filters_and_list_names_take_every_value_an_agent_sends() {
+    // As an MCP client sends a repeated name: an array. probe-reads entries 41 and 32.
+    let served = serve_corpus_app(APP);
+    for (entry, arguments) in [
+        (
+            41,
+            json!({"filter{status.in}": ["todo", "doing"], "per_page": "4", "page": "2"}),
+        ),
+        (
+            32,
+            json!({"filter{status}": "doing", "exclude[]": ["due", "estimate"]}),
+        ),
+    ] {
+        let arguments: Map<String, Value> = arguments.as_object().cloned().expect("an object");
+        let (answer, is_error) = served.call("get_tasks", arguments);
+        assert!(!is_error, "{answer}");
+        let (_, live) = live_answer(APP, "probe-reads", entry);
+        assert_eq!(answer.get("body"), Some(&live), "probe-reads entry {entry}");
+    }
+}
