@@ -27,7 +27,9 @@
 //!   the written documents, a parent's counts) is charged to no write: those types are returned,
 //!   and their views answer not modelled after a served write;
 //! * after a disagreement the simulated state takes what the read showed, so one mistake is
-//!   blamed once.
+//!   blamed once;
+//! * a list read the application refused for its query (a client error other than `404`/`410`)
+//!   shows nothing of the entities and is charged to no write.
 //!
 //! A served plan's recorded answers must also come out of the replay as recorded (else
 //! `body-unusable`), and every view of its type must render what it writes (else
@@ -1586,6 +1588,11 @@ fn checked_by_id(replay: &mut Replay<'_>, key: &Key, agrees: bool, read: u64) ->
     agrees
 }
 
+/// Whether a read's recording is a client error other than a missing path (`404`, `410`).
+fn refused_query(observation: &Observation) -> bool {
+    (400..500).contains(&observation.status) && !matches!(observation.status, 404 | 410)
+}
+
 /// Resync: the entity as the read showed it (gone when the read found none).
 fn resync_item(
     live: &mut LiveState,
@@ -1678,6 +1685,12 @@ fn check_list_read(
     if checked.agrees {
         confirm_listed(replay, &listed, whole, observation.ordinal);
         counted::confirm_counted_creates(replay, service, checked, &listed);
+        return;
+    }
+    // A list read the application refused for its query (a 400, not a missing path) shows
+    // nothing of the entities: the state answering it otherwise is the query's refusal, not a
+    // write's effect (dynamic-rest's `filter{priority}=high` after the writes).
+    if refused_query(observation) {
         return;
     }
     // A whole list of another path than its entities' collection (`/projects/4/tasks` of
@@ -1919,6 +1932,22 @@ fn check_document_read(
 mod tests {
     use super::*;
     use rea_plugin_api::json::parse;
+
+    #[test]
+    fn only_a_query_the_application_refused_is_a_refused_query() {
+        let mut read = crate::test_support::read_observation(0, "/api/tasks/", &[], "[\"\"]");
+        for (status, refused) in [
+            (400, true),
+            (422, true),
+            (404, false),
+            (410, false),
+            (200, false),
+            (500, false),
+        ] {
+            read.status = status;
+            assert_eq!(refused_query(&read), refused, "{status}");
+        }
+    }
 
     fn segments(path: &str) -> Vec<CompactString> {
         path.trim_start_matches('/')

@@ -10,7 +10,9 @@
 //! read of the written entity by id in its window (absent when it answers as the item view's
 //! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
-//! nothing), else the entity its answer showed, else (an update or delete) the entity as the first
+//! nothing), else the entity its answer showed (unless the answer shows it in another shape than
+//! the entity before, or a held entity of its collection, and a list read in the window shows it
+//! in that shape: then as listed), else (an update or delete) the entity as the first
 //! list read in the window listed it, filtered or not, when it holds the held entity's members at
 //! every depth (a filter selects; a sparse fieldset projects and is not the entity), else (a
 //! delete) absent when a count view's read of the whole collection counts one less than the
@@ -1760,6 +1762,21 @@ fn fuller_listed(after: After, listed: Option<&Json>) -> After {
     }
 }
 
+/// The entity as a list read after the call showed it, where the answer showed it in another
+/// shape than the reads give the type (`reference`: the entity before, else a held entity of its
+/// collection) and the list in that shape: dynamic-rest's write answers name a deferred to-many
+/// member's ids (`"tasks": []`) where its reads show `links`. Else the answer's.
+fn in_read_shape(after: After, reference: Option<&Json>, listed: Option<&Json>) -> After {
+    match (&after, reference, listed) {
+        (After::Present(answered), Some(reference), Some(listed))
+            if !same_shape(reference, answered) && same_shape(reference, listed) =>
+        {
+            After::Present(listed.clone())
+        }
+        _ => after,
+    }
+}
+
 /// The entity of an answer naming its identity beside an object of the entity's other members
 /// where the item view reads the entity (`{"id": 5, "result": {"code": "DOC", …}}`, the item
 /// view's entity at `/result`): that object with the identity first. `None` when the answer
@@ -1813,6 +1830,10 @@ fn observe_after(
             if call.before.is_none() {
                 after = fuller_listed(after, seen.listed.as_ref());
             }
+            let reference = (call.before.as_ref().map(|before| &before.fields)).or_else(|| {
+                (sim.collection(&entity_type, &collection).first()).map(|held| &held.fields)
+            });
+            after = in_read_shape(after, reference, seen.any_listed.as_ref());
         }
     }
     if after == After::Unobserved
@@ -2234,7 +2255,7 @@ mod batch_tests {
 
 #[cfg(test)]
 mod listed_tests {
-    use super::{After, find_entity, fuller_listed, whole_members_list};
+    use super::{After, find_entity, fuller_listed, in_read_shape, whole_members_list};
     use rea_plugin_api::json::Json;
     use serde_json::json;
 
@@ -2256,6 +2277,28 @@ mod listed_tests {
         assert_eq!(fuller_listed(answered(), Some(&other)), answered());
         let same = of(json!({"id": "5", "link": "/keyword/5"}));
         assert_eq!(fuller_listed(answered(), Some(&same)), answered());
+    }
+
+    #[test]
+    fn an_answer_in_another_shape_than_the_reads_gives_way_to_a_list_in_theirs() {
+        // dynamic-rest: a person's PATCH answers `tasks: []` where reads show `links`.
+        let before = of(json!({"id": 6, "role": "engineer", "links": {"tasks": "tasks/"}}));
+        let answered = || After::Present(of(json!({"id": 6, "role": "designer", "tasks": []})));
+        let listed = of(json!({"id": 6, "role": "designer", "links": {"tasks": "tasks/"}}));
+        assert_eq!(
+            in_read_shape(answered(), Some(&before), Some(&listed)),
+            After::Present(listed.clone())
+        );
+        // An answer in the reads' shape, no list, or a list in another shape: the answer.
+        let whole = || After::Present(listed.clone());
+        let other = of(json!({"id": 6, "role": "designer"}));
+        assert_eq!(in_read_shape(whole(), Some(&before), Some(&other)), whole());
+        assert_eq!(in_read_shape(answered(), Some(&before), None), answered());
+        assert_eq!(
+            in_read_shape(answered(), Some(&before), Some(&other)),
+            answered()
+        );
+        assert_eq!(in_read_shape(answered(), None, Some(&listed)), answered());
     }
 
     #[test]
