@@ -1112,7 +1112,7 @@ impl PageArithmetic {
     /// The member's value for a page (its number, the first page's number), the page size and
     /// the matches.
     pub fn value(self, (page, first): (u64, u64), size: u64, matched: u64) -> Option<u64> {
-        let pages = matched.checked_add(size.checked_sub(1)?)? / size;
+        let pages = (size > 0).then(|| matched.div_ceil(size))?;
         match self {
             PageArithmetic::Number => Some(page.max(first)),
             PageArithmetic::Pages => Some(pages),

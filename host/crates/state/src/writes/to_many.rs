@@ -32,7 +32,7 @@ use super::dependents::member_at;
 use super::model::Effect;
 use super::observe::{Call, first_shown_after};
 use super::referenced::{Key, held_before};
-use super::relationship::{changed, holding, matches_members, wrapped_only};
+use super::relationship::{changed, matches_members, wrapped_only};
 use super::{Draft, Views};
 use crate::answer::{StateAnswer, StateSource, tool_error};
 use crate::linkage_routes::LinkageRoute;
@@ -127,6 +127,8 @@ fn model_of(
     let first = successes.first()?;
     let mut named: BTreeMap<String, ToManyLink> = BTreeMap::new();
     let mut identifiers: Option<String> = None;
+    // What the first call held before it, kept for its answer's check below.
+    let mut first_held: Option<HashMap<Key, Json>> = None;
     for call in successes {
         let held = held_before(state, calls, call.ordinal);
         let parent = (parent_type.as_str(), parent_segment);
@@ -138,14 +140,16 @@ fn model_of(
         {
             return None;
         }
+        first_held.get_or_insert(held);
     }
+    let first_held = first_held?;
     let fixed = fixed_segments(successes, parent_segment)?;
     let identifiers = identifiers?;
     let link = named.values().next()?;
     let parent = (parent_type.as_str(), parent_segment);
     let answer_route = answering_route(template, state).and_then(|route| {
         let call = (*first, parent);
-        shows_linkage_after(call, (link, &identifiers), (adds, calls, state), route)
+        shows_linkage_after(call, (link, &identifiers), (adds, &first_held), route)
     });
     if answer_route.is_none() {
         answered_as_recorded(first, &identifiers)?;
@@ -180,7 +184,7 @@ fn answering_route<'s>(template: &str, state: &'s StateView) -> Option<&'s Linka
 fn shows_linkage_after(
     (call, (parent_type, parent_segment)): (&Observation, (&str, usize)),
     (link, identifiers): (&ToManyLink, &str),
-    (adds, calls, state): (bool, &[Call], &StateView),
+    (adds, held): (bool, &HashMap<Key, Json>),
     route: &LinkageRoute,
 ) -> Option<String> {
     let RequestBody::Json(body) = &call.request else {
@@ -189,7 +193,6 @@ fn shows_linkage_after(
     let sent = body.pointer(identifiers)?.as_array()?;
     let keys: Vec<&str> = sent.first()?.as_object()?.keys().collect();
     let parent_id = decoded(call.segments.get(parent_segment)?);
-    let held = held_before(state, calls, call.ordinal);
     let (_, parent) = held
         .iter()
         .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
@@ -203,7 +206,7 @@ fn shows_linkage_after(
     };
     let mut known = BTreeSet::new();
     let mut expected = BTreeSet::new();
-    for ((entity_type, _, _), child) in &held {
+    for ((entity_type, _, _), child) in held {
         if *entity_type != link.child_type {
             continue;
         }
@@ -314,7 +317,7 @@ fn answered_as_recorded(call: &Observation, identifiers: &str) -> Option<()> {
 fn names_anywhere(answer: &Json, sent: &Object) -> bool {
     match answer {
         Json::Object(object) => {
-            holding(answer, sent, "").is_some()
+            matches_members(sent, answer)
                 || object
                     .iter()
                     .any(|(_, member)| names_anywhere(member, sent))
