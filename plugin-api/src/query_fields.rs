@@ -511,6 +511,18 @@ pub fn bracket_path(name: &str) -> Option<(Vec<String>, String)> {
         })
 }
 
+/// The member a filter in one pair of brackets or braces reaches through, its field dotted
+/// after it (dynamic-rest's `filter{project.code}`, `filter{project.active.in}`: `project`);
+/// `None` for an undotted field or one whose dot spells an operator (`filter{priority.gte}`).
+/// A leading `-` (dynamic-rest's exclusion, `filter{-project.code}`) is no part of the member.
+pub fn bracketed_relation(name: &str) -> Option<&str> {
+    let inner = bracketed_field(name)?;
+    let inner = inner.strip_prefix('-').unwrap_or(inner);
+    let field = dotted_operator(inner).map_or(inner, |(field, _)| field);
+    let (member, rest) = field.split_once('.')?;
+    (!member.is_empty() && !rest.is_empty()).then_some(member)
+}
+
 /// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,
 /// `filter[state][_eq]`, `filters[title][$contains]`), as the field and the operator.
 pub fn bracket_filter(name: &str) -> Option<(String, String)> {
@@ -537,6 +549,26 @@ pub fn is_role_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dotted_field_in_braces_or_brackets_reaches_through_its_first_member() {
+        assert_eq!(bracketed_relation("filter{project.code}"), Some("project"));
+        assert_eq!(
+            bracketed_relation("filter{project.active.in}"),
+            Some("project")
+        );
+        assert_eq!(bracketed_relation("filter[project.code]"), Some("project"));
+        assert_eq!(bracketed_relation("filter{-project.code}"), Some("project"));
+        for name in [
+            "filter{priority.gte}",
+            "filter{status}",
+            "filter{.code}",
+            "project.code",
+            "filter[project][code][_eq]",
+        ] {
+            assert_eq!(bracketed_relation(name), None, "{name}");
+        }
+    }
 
     #[test]
     fn a_name_nested_in_a_wrapper_is_unnested_from_that_wrapper_alone() {

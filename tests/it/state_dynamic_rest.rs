@@ -9,7 +9,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::{live_answer, read_by_id, serve_corpus_app, write_plan};
+use crate::state_support::{
+    assert_not_modelled, call_with_strings, live_answer, read_by_id, serve_corpus_app, write_plan,
+};
 
 const APP: &str = "dynamic-rest";
 
@@ -103,4 +105,47 @@ fn writes_answering_another_shape_than_the_reads_learn_from_the_lists_after_them
         let plan = write_plan(&served, tool);
         assert!(plan.served, "{tool}: {plan:?}");
     }
+}
+
+#[test]
+fn sideloaded_records_teach_joins_that_filters_reach_through_and_sideloads_compose() {
+    // The build sideloaded projects and assignees (`include[]=project.`, entries 34, 35, 40;
+    // `include[]=assignee.`, 36): each task's `project` and `assignee` join the held projects and
+    // people. The build's `filter{project.code}` (entries 20, 89, with WEB and SRC) is then read
+    // through the join for other codes and the project's other fields, and a sideload of any
+    // list or item call is composed from the state.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /api/tasks/?filter{project.code}=DAT",
+            "GET /api/tasks/?filter{project.code}=OPS&filter{status}=todo",
+            "GET /api/tasks/?filter{project.active}=false",
+            "GET /api/tasks/?filter{project}=4&include[]=assignee.*",
+        ],
+    );
+    // probe-reads entry 34: one task's project sideloaded beside it.
+    let served = serve_corpus_app(APP);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks_by_task_id",
+        &[("task_id", "8"), ("include[]", "project.*")],
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state"),
+        "{answer}"
+    );
+    assert_eq!(
+        answer.get("body"),
+        Some(&live_answer(APP, "probe-reads", 34).1)
+    );
+    // A related field's selection (`project.name`) is no spelling the reads showed: refused.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("filter{status}", "doing"), ("include[]", "project.name")],
+    );
+    assert_not_modelled(&answer, is_error);
 }

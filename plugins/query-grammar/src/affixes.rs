@@ -199,7 +199,23 @@ impl Grammar {
     /// [`Grammar::unestablished`]).
     pub fn learn_lists(lists: &[ListQueries]) -> Self {
         let unestablished = lists.iter().flat_map(unestablished_forms).collect();
-        Self::learn_closing(lists.iter().map(|list| &list.established), unestablished)
+        let mut grammar =
+            Self::learn_closing(lists.iter().map(|list| &list.established), unestablished);
+        grammar.dotted |= lists.iter().any(|list| grammar.spells_joined_dotted(list));
+        grammar
+    }
+
+    /// Whether a recorded name of a list spells one of its joined fields dotted inside a form
+    /// (dynamic-rest's `filter{project.code}` beside an established `filter{status}`), though
+    /// no line established it (the build's values named no held relation's).
+    fn spells_joined_dotted(&self, list: &ListQueries) -> bool {
+        list.recorded_names.iter().any(|name| {
+            list.joined_fields.iter().any(|field| {
+                self.forms
+                    .keys()
+                    .any(|(before, after)| *name == format!("{before}{field}{after}"))
+            })
+        })
     }
 
     fn learn_closing<'a>(
@@ -329,14 +345,20 @@ impl Grammar {
 
     /// The parameters the grammar extends a list to, over the fields its entities hold: every
     /// name the list has no role for, no recorded line named, and no other role reserves.
+    ///
+    /// A recorded name spelling a joined field (`filter{project.code}`) is offered too: the
+    /// lines it was recorded on were learned before the joins, over entities holding the
+    /// member's bare id, so no role could reach the joined field.
     pub fn extend(&self, list: &ListQueries) -> BTreeMap<String, QueryRole> {
         let mut extended: BTreeMap<String, QueryRole> = BTreeMap::new();
         let mut offer = |name: String, role: QueryRole| {
             let reserved = is_role_name(&name)
                 && !matches!(role, QueryRole::Sort | QueryRole::Order | QueryRole::Search)
                 && !role.is_paging();
+            let joined = matches!(&role, QueryRole::Filter { field, .. }
+                if list.joined_fields.contains(field));
             if list.established.contains_key(&name)
-                || list.recorded_names.contains(&name)
+                || (list.recorded_names.contains(&name) && !joined)
                 || reserved
             {
                 return;
@@ -657,6 +679,39 @@ mod tests {
         assert!(
             !extended.contains_key("filter[project.code]"),
             "established"
+        );
+    }
+
+    #[test]
+    fn a_recorded_name_spelling_a_joined_field_dotted_is_offered_with_its_siblings() {
+        // dynamic-rest: `filter{status}` established, `filter{project.code}` recorded but
+        // established by no line (learned before the join), the project's fields joined.
+        let learned = roles(&[
+            ("filter{status}", filter("status", "in")),
+            ("filter{priority.gte}", filter("priority", "gte")),
+        ]);
+        let mut tasks = list(&learned, &["status", "priority"], &["filter{project.code}"]);
+        tasks.joined_fields = names(&["project.active", "project.code"]);
+        let grammar = Grammar::learn_lists(std::slice::from_ref(&tasks));
+        let extended = grammar.extend(&tasks);
+        for (name, field, op) in [
+            ("filter{project.code}", "project.code", "in"),
+            ("filter{project.active}", "project.active", "in"),
+            ("filter{project.code.gte}", "project.code", "gte"),
+        ] {
+            assert_eq!(extended.get(name), Some(&filter(field, op)), "{name}");
+        }
+        // Without a recorded dotted spelling the joined fields take no form: braces are no
+        // bracket path.
+        let plain = list(&learned, &["status", "priority"], &[]);
+        let mut unrecorded = plain.clone();
+        unrecorded.joined_fields = names(&["project.code"]);
+        let grammar = Grammar::learn_lists(std::slice::from_ref(&unrecorded));
+        assert!(
+            !grammar
+                .extend(&unrecorded)
+                .keys()
+                .any(|name| name.contains("project.code")),
         );
     }
 

@@ -61,14 +61,26 @@ pub fn generalize(
             continue;
         };
         for observation in timeline.all(index) {
+            if !observation.is_success() {
+                continue;
+            }
+            let shown = shown_objects(view, observation.body.as_ref());
+            for join in sideloaded_joins(
+                (observation.body.as_ref(), &shown, observation.pairs()),
+                (entity_type, identity),
+                entities,
+                &by_id,
+            ) {
+                add(joins, join);
+            }
             let selects = observation
                 .pairs()
                 .iter()
                 .any(|(name, _)| crate::query::is_projection(name.as_str()));
-            if !observation.is_success() || !selects {
+            if !selects {
                 continue;
             }
-            for shown in shown_objects(view, observation.body.as_ref()) {
+            for shown in shown {
                 let Some(held) = held_entity(entities, entity_type, identity, shown) else {
                     continue;
                 };
@@ -266,6 +278,101 @@ fn shown_objects<'a>(view: &ReadView, body: Option<&'a Json>) -> Vec<&'a Object>
     }
 }
 
+/// The joins the records a read sideloads beside the objects it shows teach (dynamic-rest's
+/// `include[]=project.` answering `{"projects": […], "tasks": […]}`): each scalar member of the
+/// shown objects whose values, over them all, are exactly the identities of the objects of one
+/// other top-level array of the body and that the call's query names (a value or name holding
+/// it as a word: `include[]=project.`), joined as [`shown_joins`] would join each object showing
+/// the record its member names in place of the id (the record a part of a held entity of one
+/// kind). The shown objects' own identity joins nothing.
+fn sideloaded_joins(
+    (body, shown, pairs): (Option<&Json>, &[&Object], &[(String, String)]),
+    (entity_type, identity): (&str, &str),
+    entities: &[Entity],
+    by_id: &HashMap<&str, Vec<usize>>,
+) -> Vec<Relation> {
+    let (Some(Json::Object(body)), false) = (body, shown.is_empty()) else {
+        return Vec::new();
+    };
+    let beside: Vec<BTreeMap<String, &Object>> = body
+        .iter()
+        .filter_map(|(_, value)| value.as_array())
+        .filter(|items| {
+            !items
+                .iter()
+                .any(|item| shown.iter().any(|one| is_same(item, one)))
+        })
+        .filter_map(|items| records_by_id(items, identity))
+        .collect();
+    let mut joins = Vec::new();
+    let asked = |member: &str| {
+        pairs.iter().any(|(name, value)| {
+            [name, value]
+                .iter()
+                .flat_map(|text| text.split(|c: char| !c.is_alphanumeric() && c != '_'))
+                .any(|word| word == member)
+        })
+    };
+    for member in scalar_members(shown, identity)
+        .into_iter()
+        .filter(|m| asked(m))
+    {
+        let named: BTreeSet<String> = shown
+            .iter()
+            .filter_map(|object| object.get(member).and_then(scalar_text))
+            .collect();
+        let Some(records) = beside
+            .iter()
+            .find(|records| records.keys().eq(named.iter()))
+        else {
+            continue;
+        };
+        for object in shown {
+            let Some(held) = held_entity(entities, entity_type, identity, object) else {
+                continue;
+            };
+            let Some(record) = object.get(member).and_then(scalar_text) else {
+                continue;
+            };
+            let mut part = Object::new();
+            part.insert(member.to_owned(), Json::Object(records[&record].clone()));
+            joins.extend(shown_joins((held, identity), &part, entities, by_id));
+        }
+    }
+    joins
+}
+
+/// Whether an array item is one of the shown objects.
+fn is_same(item: &Json, shown: &Object) -> bool {
+    matches!(item, Json::Object(object) if std::ptr::eq(object, shown))
+}
+
+/// The objects of an array by the text of their identity member (`None` when one is no object,
+/// lacks it, or two share it, or the array is empty).
+fn records_by_id<'a>(items: &'a [Json], identity: &str) -> Option<BTreeMap<String, &'a Object>> {
+    let mut records = BTreeMap::new();
+    for item in items {
+        let object = item.as_object()?;
+        let id = object.get(identity).and_then(scalar_text)?;
+        if records.insert(id, object).is_some() {
+            return None;
+        }
+    }
+    (!records.is_empty()).then_some(records)
+}
+
+/// The members other than the identity that some shown object holds a non-empty scalar in.
+fn scalar_members<'a>(shown: &[&'a Object], identity: &str) -> BTreeSet<&'a str> {
+    shown
+        .iter()
+        .flat_map(|object| object.iter())
+        .filter(|(key, value)| {
+            *key != identity && scalar_text(value).is_some_and(|t| !t.is_empty())
+        })
+        .map(|(key, _)| key)
+        .collect()
+}
+
 /// The held entity of a type a shown object names by its identity.
 fn held_entity<'a>(
     entities: &'a [Entity],
@@ -306,7 +413,12 @@ fn kinds_of<'a>(
         .flat_map(|id| by_id.get(id.as_str()).into_iter().flatten())
         .map(|index| &entities[*index])
         .filter(|entity| part_of(shown, entity))
-        .map(|entity| (entity.entity_type.as_str(), entity.collection.as_str()))
+        .map(|entity| {
+            (
+                entity.entity_type.as_str(),
+                collection_key(&entity.collection),
+            )
+        })
         .collect()
 }
 
@@ -385,7 +497,9 @@ fn children_link(
 ) -> Option<Link> {
     let kind: Vec<&Entity> = entities
         .iter()
-        .filter(|entity| entity.entity_type == entity_type && entity.collection == collection)
+        .filter(|entity| {
+            entity.entity_type == entity_type && collection_key(&entity.collection) == collection
+        })
         .collect();
     let first = kind
         .iter()
@@ -421,6 +535,62 @@ mod tests {
             Json::Object(object) => object,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn records_sideloaded_beside_the_shown_objects_join_the_member_the_call_named() {
+        let entities = vec![
+            entity("/projects", "2", r#"{"id": 2, "code": "MOB"}"#),
+            entity("/projects", "1", r#"{"id": 1, "code": "WEB"}"#),
+            entity("/tasks", "2", r#"{"id": 2, "priority": 2, "project": 2}"#),
+        ];
+        let by_id = ids(&entities);
+        let body = parse(
+            br#"{"projects": [{"id": 2, "code": "MOB"}],
+            "task": {"id": 2, "priority": 2, "project": 2}}"#,
+        )
+        .expect("json");
+        let Some(Json::Object(task)) = body.get("task") else {
+            unreachable!()
+        };
+        let shown = [task];
+        let asked = [("include".to_owned(), "project.".to_owned())];
+        let joins = sideloaded_joins(
+            (Some(&body), &shown, &asked),
+            ("/tasks", "id"),
+            &entities,
+            &by_id,
+        );
+        // `priority` names project 2 too, but the call asked for `project` only.
+        assert_eq!(joins.len(), 1, "{joins:?}");
+        assert_eq!(joins[0].member, "project");
+        assert_eq!(joins[0].entity_type, "/projects");
+        assert!(matches!(&joins[0].link, Link::Parent { field, key: None } if field == "project"));
+        // Records other than exactly those the shown objects name join nothing.
+        let more = parse(
+            br#"{"projects": [{"id": 2, "code": "MOB"}, {"id": 1, "code": "WEB"}],
+            "task": {"id": 2, "priority": 2, "project": 2}}"#,
+        )
+        .expect("json");
+        assert!(
+            sideloaded_joins(
+                (Some(&more), &shown, &asked),
+                ("/tasks", "id"),
+                &entities,
+                &by_id
+            )
+            .is_empty()
+        );
+        // A call naming no member joins nothing.
+        assert!(
+            sideloaded_joins(
+                (Some(&body), &shown, &[]),
+                ("/tasks", "id"),
+                &entities,
+                &by_id
+            )
+            .is_empty()
+        );
     }
 
     fn state() -> Vec<Entity> {

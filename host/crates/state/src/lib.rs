@@ -101,6 +101,7 @@ pub mod selection;
 pub mod selection_evidence;
 pub mod service;
 pub mod sibling_reads;
+pub mod sideloads;
 pub mod sliced;
 pub mod sparse;
 pub mod startup;

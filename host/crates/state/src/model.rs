@@ -109,6 +109,9 @@ pub struct StateView {
     /// The compound documents the list and item reads taught ([`crate::compound`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compound: Option<crate::compound::CompoundDocuments>,
+    /// The sideloaded records the list and item reads taught ([`crate::sideloads`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sideloads: Option<crate::sideloads::Sideloads>,
     /// The to-one related routes the reads taught ([`crate::related_routes`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

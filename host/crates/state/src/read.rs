@@ -224,6 +224,8 @@ const UNRESTATED_QUERY: &str = "unrestated-query";
 /// The reason a compound-document call ([`crate::compound`]) the state cannot answer (a
 /// relationship its entities do not hold, a related resource it lacks) replays its recording.
 const COMPOUND_DOCUMENT: &str = "compound-document";
+/// A sideloading call the state cannot answer ([`crate::sideloads`]).
+const SIDELOADED: &str = "sideloaded";
 
 /// The reason a reshaping answer's call whose own recorded line the query model does not
 /// answer replays its recording: the line's links do not spell what the call left out.
@@ -785,6 +787,7 @@ impl StateService {
     ) -> Option<StateAnswer> {
         let answer = self
             .answer_compound(tool, view, call, stale)
+            .or_else(|| self.answer_sideloaded(tool, view, call, stale))
             .or_else(|| self.answer_sparse(tool, view, call, stale))
             .or_else(|| self.answer_expanded(tool, view, call, stale))
             .or_else(|| self.answer_chosen_relation(tool, view, call, stale))?;
@@ -919,9 +922,16 @@ impl StateService {
         let expansion = (derived.expansion.as_ref())
             .filter(|rule| rule.offered.contains(tool))
             .map(|rule| &rule.parameter);
-        (sparse.into_iter().chain(compound).chain(expansion))
-            .cloned()
-            .collect()
+        let sideloads = (derived.sideloads.as_ref())
+            .filter(|rule| derived.view(tool).is_some_and(|view| rule.offered(view)))
+            .map(|rule| &rule.parameter);
+        (sparse
+            .into_iter()
+            .chain(compound)
+            .chain(expansion)
+            .chain(sideloads))
+        .cloned()
+        .collect()
     }
 
     /// A list or item call naming relationships to include ([`crate::compound`]): the call
@@ -952,6 +962,40 @@ impl StateService {
         let stale =
             |name: &str| written && !live.inverse_keeps(entity_type, &rule.linkage_member(name));
         match rule.apply(&mut rendered.body, pointer, &names, (&held, &stale)) {
+            Some(()) => Some(StateAnswer::Rendered(rendered)),
+            None => Some(refused()),
+        }
+    }
+
+    /// A list or item call naming members whose related records to sideload
+    /// ([`crate::sideloads`]): the call without the parameter answered from the state, the
+    /// arrays of related records the live state holds added; `None` for any other call.
+    fn answer_sideloaded(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let rule = self.derived().sideloads.as_ref()?;
+        let pointer = shown_pointer(view)?;
+        let pairs = call.pairs();
+        let values: Vec<&str> = (pairs.iter())
+            .filter(|(name, _)| *name == rule.parameter)
+            .map(|(_, value)| value.as_str())
+            .collect();
+        if values.is_empty() || !rule.offered(view) {
+            return None;
+        }
+        let refused = || self.recording(tool, &view.path_template, call, SIDELOADED, stale);
+        let Some(asked) = rule.asked(view, &values) else {
+            return Some(refused());
+        };
+        let Some(mut rendered) = self.rendered_without(tool, view, call, &rule.parameter, stale)
+        else {
+            return Some(refused());
+        };
+        match rule.apply(&mut rendered.body, pointer, &asked, &self.read()) {
             Some(()) => Some(StateAnswer::Rendered(rendered)),
             None => Some(refused()),
         }

@@ -620,7 +620,7 @@ impl ParentSegment {
 
 impl Relation {
     /// A related entity as the relation shows it: its fields, then the members shown beside.
-    fn shown(&self, related: &Entity) -> Json {
+    pub(crate) fn shown(&self, related: &Entity) -> Json {
         let mut fields = related.fields.clone();
         if let (Json::Object(object), Some(Json::Object(beside))) = (&mut fields, &self.beside) {
             for (name, value) in beside.iter() {

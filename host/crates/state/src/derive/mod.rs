@@ -322,6 +322,7 @@ fn derive_pass(
             &views,
         ),
         compound,
+        sideloads: crate::sideloads::learn(manifest, timeline, &views),
         related_routes,
         linkage_routes,
         appended_lists: Vec::new(),

@@ -14,8 +14,9 @@ use rea_manifest::Manifest;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest};
 use rea_plugin_api::json::Json;
-use rea_plugin_api::query_fields::bracket_path;
+use rea_plugin_api::query_fields::{bracket_path, bracketed_relation};
 
+use crate::derive::entities::collection_key;
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail};
 use crate::observation::Timeline;
 use crate::rules::RuleSet;
@@ -215,8 +216,10 @@ pub fn tool_parameters<'m>(manifest: &'m Manifest, tool: &str) -> Vec<&'m str> {
 /// The scalar fields of the entities each many-to-one join of a list reaches (see
 /// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
 /// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
-/// [`bracket_path`], or an established filter of a dotted field whose name spells it dotted,
-/// `filter[project.code]`), the evidence that the application's filters reach through it; with
+/// [`bracket_path`], a dotted field in braces or brackets, `filter{project.code}`, see
+/// [`bracketed_relation`], or an established filter of a dotted field whose name spells it
+/// dotted, `filter[project.code]`), the evidence that the application's filters reach through
+/// it; with
 /// the plain names of their nested members where the application's filters name those plainly (`nested_plainly`, see
 /// [`plain_nested_fields`]: `project.name` over the project's `attributes.name`).
 fn joined_fields(
@@ -229,6 +232,13 @@ fn joined_fields(
         .filter_map(|name| bracket_path(name))
         .filter_map(|(path, _)| path.into_iter().next())
         .collect();
+    // A recorded filter on a dotted field in braces or brackets (`filter{project.code}`).
+    through.extend(
+        parameters
+            .iter()
+            .filter_map(|name| bracketed_relation(name))
+            .map(str::to_owned),
+    );
     // A recorded filter on a dotted field through the member, spelled dotted
     // (`filter[project.code]`); not a condition on a relation's resource, whose name spells the
     // relation apart (`filter[objects][project][has][code][eq]`): no form of the list's grammar
@@ -279,7 +289,8 @@ fn reached_fields(
     for join in list.joins.iter().filter(|join| keep(join)) {
         let related = || {
             entities.iter().filter(|entity| {
-                entity.entity_type == join.entity_type && entity.collection == join.collection
+                entity.entity_type == join.entity_type
+                    && collection_key(&entity.collection) == collection_key(&join.collection)
             })
         };
         let mut reached = scalar_fields(related());
@@ -372,9 +383,13 @@ pub fn generalize(
     });
     for ((list, asked), proposals) in list_views.zip(&request.lists).zip(proposed) {
         let mut generalized = proposals.roles;
-        generalized.retain(|name, _| {
+        // A recorded name is kept where it filters a joined field, which the recorded lines
+        // (learned before the joins) could not reach (see the query-grammar stage's `extend`).
+        generalized.retain(|name, role| {
+            let joined = matches!(role, crate::model::QueryRole::Filter { field, .. }
+                if asked.joined_fields.contains(field));
             !asked.established.contains_key(name)
-                && asked.recorded_names.binary_search(name).is_err()
+                && (joined || asked.recorded_names.binary_search(name).is_err())
         });
         let model = list.query.get_or_insert_with(|| QueryModel::of_roles(&[]));
         model.generalized = generalized;
