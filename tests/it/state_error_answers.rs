@@ -11,10 +11,10 @@
 //!   parse-server (build entry 50, `priority: "high"`), answered for a create's `estimate` and an
 //!   update's `done` as the live application answered the probe.
 //!
-//! The input schema admits such calls. Beside them, a replacing update no longer requires a
-//! member a successful create of its type left out (`writes::replace_required`): one app,
-//! json-server, whose one recorded `PUT /posts/5` sent every member while its `POST /posts
-//! {"title"}` stored a post with the title alone.
+//! The input schema admits such calls. Beside them, an update no longer requires a member a
+//! successful create of its type left out (`writes::update_required`): json-server, whose one
+//! recorded `PUT /posts/5` sent every member while its `POST /posts {"title"}` stored a post with
+//! the title alone (and dynamic-rest's merging `PUT`, `tests/it/state_dynamic_rest.rs`).
 
 use serde_json::{Map, Value, json};
 
@@ -63,6 +63,17 @@ fn a_filter_naming_no_held_field_answers_the_recorded_refusal_on_two_apps() {
         assert!(!is_error, "{app}: {answer:#}");
         assert_eq!(answer["status"], json!(200), "{app}: {answer:#}");
     }
+    // A refusal naming its list's type (`TaskSchema has no attribute colour`) is that list's:
+    // the projects' list is not lent it (dynamic-rest's, naming none, is lent to its siblings:
+    // `state_dynamic_rest.rs`).
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let (answer, _) = call_with_strings(&served, "get_projects", &[("filter[weight]", "1")]);
+    assert_ne!(
+        answer.pointer("/state/view").and_then(Value::as_str),
+        Some("query-refused"),
+        "{answer:#}"
+    );
+    assert!(!answer.to_string().contains("TaskSchema"), "{answer:#}");
 }
 
 #[test]

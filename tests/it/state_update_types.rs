@@ -1,5 +1,5 @@
 //! An update of one entity accepts each body member with the JSON types its type's creates sent
-//! it with (`writes/replace_required.rs`): FeathersJS's build replaced task 15 with `PUT` sending
+//! it with (`writes/update_required.rs`): FeathersJS's build replaced task 15 with `PUT` sending
 //! `assigneeId` and `dueDate` as `null` only, while its creates sent a number and a date there;
 //! a replace assigning the task to someone is served, not refused as mistyped.
 

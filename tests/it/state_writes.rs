@@ -583,7 +583,7 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
         "is required",
     );
     // A replacing update requires what every create sent (a member some create left out, such
-    // as `author`, it does not: `writes::replace_required`).
+    // as `author`, it does not: `writes::update_required`).
     refused(
         "put_posts_by_id",
         json!({"id": "1", "body": {"author": "x"}}),

@@ -47,6 +47,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
+use rea_plugin_api::query_lists::folded_list;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -421,12 +422,7 @@ fn derive_one(
     let Some((list, held)) = list_and_held(view, entities) else {
         return Vec::new();
     };
-    let successes: Vec<(String, String)> = timeline
-        .all(tool)
-        .filter(|seen| seen.is_success())
-        .flat_map(|seen| seen.query.iter().flatten())
-        .flat_map(|(name, value)| term_pairs(rules, (name, value)))
-        .collect();
+    let successes = successful_pairs(timeline, tool, rules);
     let modelled =
         |name: &str| (list.query.as_ref()).is_some_and(|model| model.parameters.contains_key(name));
     let mut learned: Vec<QueryRefusal> = Vec::new();
@@ -483,6 +479,103 @@ fn derive_one(
     learned
 }
 
+/// The query pairs (as terms) of a tool's successful reads.
+fn successful_pairs(timeline: &Timeline, tool: usize, rules: &RuleSet) -> Vec<(String, String)> {
+    timeline
+        .all(tool)
+        .filter(|seen| seen.is_success())
+        .flat_map(|seen| seen.query.iter().flatten())
+        .flat_map(|(name, value)| term_pairs(rules, (name, value)))
+        .collect()
+}
+
+/// The refusals of a field's name or value form one list learned, lent to each other list of
+/// another type whose own successful reads used that form with its held fields only, and that
+/// learned no refusal of the form: where the recorded refusal spells no word of its list's type
+/// (`Invalid filter field: colour`, not `TaskSchema has no attribute colour`), it is the
+/// application's answer to any list's unknown field in that form (dynamic-rest's
+/// `filter{colour}` and `sort[]=colour` on tasks, answering `filter{owner}` on projects and
+/// `sort[]=height` on people).
+fn lend_to_siblings(
+    (manifest, timeline): (&Manifest, &Timeline),
+    (entities, views): (&[Entity], &[ReadView]),
+    rules: &RuleSet,
+    learned: &mut Vec<QueryRefusal>,
+) {
+    let mut lent = Vec::new();
+    for refusal in learned.iter() {
+        if !matches!(
+            refusal.form,
+            RefusedForm::Name { .. } | RefusedForm::Value { .. }
+        ) || spells_type(timeline, refusal)
+        {
+            continue;
+        }
+        for view in views.iter().filter(|view| view.method == "GET") {
+            let Some((list, held)) = list_and_held(view, entities) else {
+                continue;
+            };
+            let Some(tool) = crate::derive::tool_index(manifest, &view.tool) else {
+                continue;
+            };
+            let known =
+                |known: &QueryRefusal| known.tool == view.tool && known.form == refusal.form;
+            if list.entity_type == refusal.entity_type
+                || held.is_empty()
+                || learned.iter().chain(&lent).any(known)
+            {
+                continue;
+            }
+            let modelled = |name: &str| {
+                (list.query.as_ref()).is_some_and(|model| model.parameters.contains_key(name))
+            };
+            let successes = successful_pairs(timeline, tool, rules);
+            // A value form is the sibling's whatever descending mark its own sorts showed: the
+            // application's mark is the one the refusing list learned.
+            let same_form = |shown: RefusedForm| match (&shown, &refusal.form) {
+                (
+                    RefusedForm::Value { parameter, .. },
+                    RefusedForm::Value {
+                        parameter: refused, ..
+                    },
+                ) => parameter == refused,
+                _ => shown == refusal.form,
+            };
+            if shown_form(refusal.form.clone(), &successes, (&held, &modelled))
+                .is_some_and(same_form)
+            {
+                lent.push(QueryRefusal {
+                    tool: view.tool.clone(),
+                    entity_type: list.entity_type.clone(),
+                    ..refusal.clone()
+                });
+            }
+        }
+    }
+    learned.extend(lent);
+}
+
+/// Whether a refusal's recorded answer spells, in any case, a word of its list's type: the
+/// last segment of its collection template, or that segment without a final `s` (`TaskSchema`
+/// of `/tasks`).
+fn spells_type(timeline: &Timeline, refusal: &QueryRefusal) -> bool {
+    let Some(segment) = (refusal.entity_type.split('/'))
+        .rfind(|segment| !segment.is_empty() && !segment.starts_with('{'))
+    else {
+        return false;
+    };
+    let word = segment.to_lowercase();
+    let singular = word.strip_suffix('s').unwrap_or(&word).to_owned();
+    let Some(answer) = timeline
+        .get(refusal.ordinal)
+        .and_then(|observation| observation.body.as_ref())
+    else {
+        return true;
+    };
+    let text = answer.to_canonical_string().to_lowercase();
+    text.contains(&word) || (singular.len() >= 3 && text.contains(&singular))
+}
+
 /// The refusals of operator words and control parameters one list view's failed reads teach
 /// (see [`crate::operator_refusals`]).
 fn derive_words(
@@ -510,7 +603,7 @@ pub fn derive(
     (entities, views): (&[Entity], &[ReadView]),
     rules: &RuleSet,
 ) -> Vec<QueryRefusal> {
-    views
+    let mut learned: Vec<QueryRefusal> = views
         .iter()
         .filter(|view| view.method == "GET")
         .filter_map(|view| {
@@ -520,7 +613,9 @@ pub fn derive(
             Some(learned)
         })
         .flatten()
-        .collect()
+        .collect();
+    lend_to_siblings((manifest, timeline), (entities, views), rules, &mut learned);
+    learned
 }
 
 /// The argument family a name form admits: its prefix, a plain word, its suffix.
@@ -589,11 +684,15 @@ pub(crate) fn answer(
     let known = |name: &str| takes_name(service, tool, name) || modelled(service, tool, name);
     let explained = |name: &str| explains_name(service, tool, name);
     for (name, value) in arguments {
-        let texts = rea_manifest::replay::query_texts(value);
-        let Some([value]) = texts.as_deref() else {
-            continue;
+        let texts = rea_manifest::replay::query_texts(value).unwrap_or_default();
+        // A list name's values read as the one pair the state reads (`sort[]=height` as
+        // `sort=height`), as the recorded pairs were.
+        let (name, value) = match (folded_list(name, &texts), texts.as_slice()) {
+            (Some(folded), _) => folded,
+            (None, [value]) => (name.clone(), value.clone()),
+            _ => continue,
         };
-        for (name, value) in term_pairs(service.rules(), (name, value)) {
+        for (name, value) in term_pairs(service.rules(), (&name, &value)) {
             if let Some(refused) = refused_pair(
                 service,
                 &refusals,

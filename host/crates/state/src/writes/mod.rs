@@ -81,7 +81,6 @@ mod referenced;
 pub mod references;
 pub mod relationship;
 mod removed_whole;
-mod replace_required;
 mod required_in;
 mod rows;
 pub(crate) mod selected;
@@ -97,6 +96,7 @@ mod tests;
 pub mod to_many;
 mod together;
 pub(crate) mod type_refusal;
+mod update_required;
 
 pub use confirm::arguments_for;
 
@@ -578,11 +578,11 @@ fn share_sorts(drafts: &mut [Draft]) {
 }
 
 /// What a call's arguments are checked for, learned after pass 3: the recorded refusal of a
-/// mistyped member ([`type_refusal`]), the members a replacing update requires
-/// ([`replace_required`]) and the collections those required members bind ([`required_in`]).
+/// mistyped member ([`type_refusal`]), the members an update requires
+/// ([`update_required`]) and the collections those required members bind ([`required_in`]).
 fn learn_argument_checks(drafts: &mut [Draft], timeline: &Timeline, state: &StateView) {
     type_refusal::learn(drafts, timeline);
-    replace_required::learn(drafts);
+    update_required::learn(drafts);
     required_in::learn(drafts, timeline, state);
 }
 

@@ -1,11 +1,14 @@
-//! The members a replacing update requires (after pass 3): an update whose writes replace the
-//! entity with the sent object (`FieldModel::replace`, the build's reads confirming a member left
-//! out is removed) requires only the members its entity type's creates required. A member some
-//! successful create of the type left out (the application stored an entity without it) is not
-//! required by such an update either, though every recorded update sent it: the update stores
-//! the sent object as a create does, and the build showed the application accepting one without
-//! that member (json-server's `POST /posts {"title"}` beside its one `PUT /posts/5` sending every
-//! member). A member no create left out stays required, as every recorded call sent it.
+//! The members an update requires (after pass 3): an update of one entity requires only the
+//! members its entity type's creates required. A member some successful create of the type left
+//! out (the application stored an entity without it) is not required by an update, though every
+//! recorded update sent it: an update replacing the entity with the sent object
+//! (`FieldModel::replace`, the build's reads confirming a member left out is removed) stores it
+//! as a create does (json-server's `POST /posts {"title"}` beside its one `PUT /posts/5` sending
+//! every member), and an update merging the sent members keeps what a call leaves out
+//! (dynamic-rest's one `PUT /api/tasks/12/` sending every member, Django REST framework requiring
+//! of a `PUT` only what a create requires, beside creates leaving `due` and `assignee` out). A
+//! member no create left out stays required, as every recorded call sent it; without a create of
+//! the type nothing changes.
 //!
 //! Every update of one entity also accepts each member with the JSON types its type's creates
 //! sent it with: it stores the sent members as a create does, so a member the recorded updates
@@ -15,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Draft;
-use super::model::{Effect, WritePlan};
+use super::model::Effect;
 
 /// The (entity type, member) pairs some successful create of the type left out: a create plan's
 /// body members that are not required.
@@ -57,16 +60,8 @@ fn types_in_creates(drafts: &[Draft]) -> BTreeMap<(String, String), Vec<String>>
     types
 }
 
-/// Whether a plan replaces its one entity with the sent object.
-fn replaces(plan: &WritePlan) -> bool {
-    plan.effect == Effect::Update
-        && !plan.bulk
-        && plan.fields.as_ref().is_some_and(|fields| fields.replace)
-}
-
-/// Relaxes the required members of every replacing update to those its type's creates required,
-/// and widens each member's types of every update of one entity by those its type's creates sent
-/// it with.
+/// Relaxes the required members of every update of one entity to those its type's creates
+/// required, and widens each member's types by those its type's creates sent it with.
 pub(super) fn learn(drafts: &mut [Draft]) {
     let optional = optional_in_creates(drafts);
     let created_types = types_in_creates(drafts);
@@ -74,7 +69,6 @@ pub(super) fn learn(drafts: &mut [Draft]) {
         .iter_mut()
         .filter(|draft| draft.plan.effect == Effect::Update && !draft.plan.bulk)
     {
-        let replacing = replaces(&draft.plan);
         let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
             continue;
         };
@@ -83,7 +77,7 @@ pub(super) fn learn(drafts: &mut [Draft]) {
         };
         for (name, member) in body.members.iter_mut() {
             let key = (entity_type.clone(), name.clone());
-            if replacing && optional.contains(&key) {
+            if optional.contains(&key) {
                 member.required = false;
             }
             for kind in created_types.get(&key).into_iter().flatten() {
