@@ -300,6 +300,14 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
             });
         }
     }
+    for (field, op) in worded_suffixes(name) {
+        // Any operator word after a held field and an underscore (Ransack's `status_eq`,
+        // `status_not_eq`, `priority_gteq`, `title_cont`, `due_null`), after the fixed suffixes.
+        let role = QueryRole::filter(field, op);
+        if has_field(field) && !roles.contains(&role) {
+            roles.push(role);
+        }
+    }
     if let Some((field, op)) = bracket_filter(name)
         && has_field(&field)
     {
@@ -355,6 +363,21 @@ fn with_star_wildcards(roles: &mut Vec<QueryRole>, worded: usize) {
             roles.push(role);
         }
     }
+}
+
+/// Each split of a name at an underscore into a field and an operator word after it
+/// (`status_not_eq`: `status` and `ne`; `assignee_id_null`: `assignee_id` and `null`), the
+/// longest field first; a name holding a bracket or a brace splits none.
+fn worded_suffixes(name: &str) -> Vec<(&str, &'static str)> {
+    if name.contains(['[', ']', '{', '}']) {
+        return Vec::new();
+    }
+    name.match_indices('_')
+        .rev()
+        .filter(|(at, _)| *at > 0 && *at + 1 < name.len())
+        .filter(|(at, _)| !name[..*at].ends_with('_') && !name[at + 1..].starts_with('_'))
+        .filter_map(|(at, _)| Some((&name[..at], operator_word(&name[at + 1..])?)))
+        .collect()
 }
 
 /// The field a name holds in one pair of brackets or braces after a non-empty base, when it is
@@ -420,8 +443,10 @@ pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
 /// names `ge`, `le` (`gte`, `lte`), `ilike` (`pattern`) and `not_in` (`nin`) as a list of
 /// conditions spells them (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`; `not_in` one
 /// app: Flask-Restless-NG), and Flask-AppBuilder's `ct`
-/// (`like`), `sw` (`starts`) and `ew` (`ends`) in a Rison query's conditions.
-pub const OPERATOR_ALIASES: [(&str, &str); 17] = [
+/// (`like`), `sw` (`starts`) and `ew` (`ends`) in a Rison query's conditions, and Ransack's
+/// predicates after a field and an underscore (`status_not_eq`, `priority_gteq`, `title_cont`,
+/// `title_start`, `title_end`: Rails' search forms).
+pub const OPERATOR_ALIASES: [(&str, &str); 25] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
@@ -439,6 +464,14 @@ pub const OPERATOR_ALIASES: [(&str, &str); 17] = [
     ("ct", "like"),
     ("sw", "starts"),
     ("ew", "ends"),
+    ("not_eq", "ne"),
+    ("gteq", "gte"),
+    ("lteq", "lte"),
+    ("cont", "like"),
+    ("i_cont", "like"),
+    ("start", "starts"),
+    ("end", "ends"),
+    ("present", "nnull"),
 ];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a
@@ -549,6 +582,37 @@ pub fn is_role_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operator_word_after_a_field_and_an_underscore_filters_it() {
+        let held = |field: &str| ["status", "priority", "assignee_id", "title"].contains(&field);
+        for (name, field, op) in [
+            ("status_eq", "status", "eq"),
+            ("status_not_eq", "status", "ne"),
+            ("priority_gteq", "priority", "gte"),
+            ("priority_lteq", "priority", "lte"),
+            ("title_cont", "title", "like"),
+            ("title_start", "title", "starts"),
+            ("status_in", "status", "in"),
+            ("assignee_id_null", "assignee_id", "null"),
+            ("assignee_id_not_null", "assignee_id", "nnull"),
+        ] {
+            assert!(
+                candidate_roles(name, &held).contains(&QueryRole::filter(field, op)),
+                "{name}"
+            );
+        }
+        // Nested in a wrapper's brackets, as Ransack's `q[…]` spells them.
+        assert_eq!(
+            candidate_roles("q[status_eq]", &held),
+            vec![QueryRole::filter("status", "eq")]
+        );
+        // A word no operator spells, a field the entities lack, a double underscore's own
+        // suffixes only.
+        for name in ["status_at", "colour_eq", "priority__gteq"] {
+            assert!(candidate_roles(name, &held).is_empty(), "{name}");
+        }
+    }
 
     #[test]
     fn a_dotted_field_in_braces_or_brackets_reaches_through_its_first_member() {

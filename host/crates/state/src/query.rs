@@ -656,7 +656,7 @@ impl Condition<'_> {
 /// One sort key of a sort value and whether it descends: `-field` descends, `field` ascends, and
 /// a field followed by a direction word (`title DESC`, `due asc`, as an SQL `ORDER BY` term
 /// spells it) takes that direction; `None` for a key with another word after its field.
-fn sort_key(key: &str) -> Option<(String, bool)> {
+pub(crate) fn sort_key(key: &str) -> Option<(String, bool)> {
     let mut words = key.split_whitespace();
     let (field, direction) = (words.next()?, words.next());
     if words.next().is_some() {

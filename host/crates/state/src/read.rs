@@ -948,23 +948,20 @@ impl StateService {
         let pointer = shown_pointer(view)?;
         let (name, value) = (call.pairs().into_iter())
             .find(|(name, _)| *name == rule.parameter && rule.offered.contains_key(tool))?;
-        let refused = || self.recording(tool, &view.path_template, call, COMPOUND_DOCUMENT, stale);
         let Some(names) = rule.asked(tool, &name, &value) else {
-            return Some(refused());
+            return Some(self.recording(tool, &view.path_template, call, COMPOUND_DOCUMENT, stale));
         };
-        let Some(mut rendered) = self.rendered_without(tool, view, call, &name, stale) else {
-            return Some(refused());
+        let reshape = |body: &mut Json| {
+            let written = self.written_any();
+            let live = self.read();
+            let held: Vec<&crate::model::Entity> = live.entities().collect();
+            let entity_type = view.entity_type().unwrap_or_default();
+            let unkept = |name: &str| {
+                written && !live.inverse_keeps(entity_type, &rule.linkage_member(name))
+            };
+            rule.apply(body, pointer, &names, (&held, &unkept))
         };
-        let written = self.written_any();
-        let live = self.read();
-        let held: Vec<&crate::model::Entity> = live.entities().collect();
-        let entity_type = view.entity_type().unwrap_or_default();
-        let stale =
-            |name: &str| written && !live.inverse_keeps(entity_type, &rule.linkage_member(name));
-        match rule.apply(&mut rendered.body, pointer, &names, (&held, &stale)) {
-            Some(()) => Some(StateAnswer::Rendered(rendered)),
-            None => Some(refused()),
-        }
+        Some(self.reshaped_answer(tool, view, call, (&name, COMPOUND_DOCUMENT, stale), reshape))
     }
 
     /// A list or item call naming members whose related records to sideload
@@ -987,17 +984,37 @@ impl StateService {
         if values.is_empty() || !rule.offered(view) {
             return None;
         }
-        let refused = || self.recording(tool, &view.path_template, call, SIDELOADED, stale);
         let Some(asked) = rule.asked(view, &values) else {
-            return Some(refused());
+            return Some(self.recording(tool, &view.path_template, call, SIDELOADED, stale));
         };
-        let Some(mut rendered) = self.rendered_without(tool, view, call, &rule.parameter, stale)
-        else {
-            return Some(refused());
+        let reshape = |body: &mut Json| rule.apply(body, pointer, &asked, &self.read());
+        Some(self.reshaped_answer(
+            tool,
+            view,
+            call,
+            (&rule.parameter, SIDELOADED, stale),
+            reshape,
+        ))
+    }
+
+    /// The call without the parameter `name` answered from the state and reshaped by `reshape`;
+    /// where the state renders no such answer or `reshape` cannot reshape it, the recording (or
+    /// refusal) of a call the state does not model for `reason`.
+    fn reshaped_answer(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        (name, reason, stale): (&str, &'static str, bool),
+        reshape: impl FnOnce(&mut Json) -> Option<()>,
+    ) -> StateAnswer {
+        let refused = || self.recording(tool, &view.path_template, call, reason, stale);
+        let Some(mut rendered) = self.rendered_without(tool, view, call, name, stale) else {
+            return refused();
         };
-        match rule.apply(&mut rendered.body, pointer, &asked, &self.read()) {
-            Some(()) => Some(StateAnswer::Rendered(rendered)),
-            None => Some(refused()),
+        match reshape(&mut rendered.body) {
+            Some(()) => StateAnswer::Rendered(rendered),
+            None => refused(),
         }
     }
 
@@ -2453,6 +2470,9 @@ impl StateService {
         if !own && !Self::seen_whole(list, base) {
             return Err("unrecorded-request");
         }
+        if self.holds_elsewhere(list, base) {
+            return Err("unrecorded-request");
+        }
         let live = self.read();
         let (collection, objects) = Self::query_objects(&live, (tool, list, base), model, pairs)?;
         let candidates: Vec<&Object> = objects.iter().collect();
@@ -2711,6 +2731,19 @@ impl StateService {
         crate::quantified::join_many(live, list, model, pairs, &mut objects);
         Self::link_objects(live, model, pairs, &mut objects)?;
         Ok((collection, objects))
+    }
+
+    /// Whether the collection `base` reads held no entity at the start though its recorded line
+    /// listed members: the list shows entities the state holds in another collection (a nested
+    /// route, `/projects/1/tasks`, whose parent it does not model), so no query over it is
+    /// answered from that empty collection.
+    fn holds_elsewhere(&self, list: &ListView, base: &ListLine) -> bool {
+        let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
+        !base.members.is_empty()
+            && self
+                .initial()
+                .collection(&list.entity_type, listed.as_deref().unwrap_or(&base.path))
+                .is_empty()
     }
 
     /// The entities of the collection `base` reads, less those the lines left out, and the

@@ -567,30 +567,29 @@ fn recorded_values<'a>(lines: &'a [QueryLine<'_>], name: &'a str) -> impl Iterat
 }
 
 /// Whether recorded values spell sort keys whatever the parameter is named: each a
-/// comma-separated list of fields the entities hold, a key optionally `-` for descending, and
-/// some key descending (`-priority,title`; a plain field list may as well select fields). A
+/// comma-separated list of fields the entities hold, a key optionally `-` for descending or
+/// followed by a direction word (`priority desc`, Ransack's `q[s]`), and some key so marked
+/// (`-priority,title`; a plain field list may as well select fields). A
 /// parameter so valued may sort, beside the roles its name proposes (`order` proposes a
 /// direction, which such values are not); evaluation keeps the role that reproduces the lines.
 fn lists_sort_keys<'a>(
     values: impl Iterator<Item = &'a str>,
     has_field: &dyn Fn(&str) -> bool,
 ) -> bool {
-    let mut descending = false;
+    let mut directed = false;
     for value in values {
         for key in value.split(',') {
-            let field = match key.strip_prefix('-') {
-                Some(field) => {
-                    descending = true;
-                    field
-                }
-                None => key,
+            let Some((field, _)) = crate::query::sort_key(key) else {
+                return false;
             };
-            if field.is_empty() || !has_field(field) {
+            if field.is_empty() || !has_field(&field) {
                 return false;
             }
+            // A mark or a direction word beside the field (`-priority`, `priority desc`).
+            directed |= key.trim() != field;
         }
     }
-    descending
+    directed
 }
 
 /// The roles with a keyset cursor whose key is the list's to learn given each key it may have:
@@ -1714,6 +1713,10 @@ mod tests {
         let spell = |values: &[&str]| lists_sort_keys(values.iter().copied(), &has_field);
         assert!(spell(&["-priority,title", "title"]));
         assert!(spell(&["-sla.hours"]));
+        // A direction word after a field (Ransack's `q[s]=priority desc`), either way.
+        assert!(spell(&["priority asc", "title desc,priority ASC"]));
+        assert!(!spell(&["priority sideways"]));
+        assert!(!spell(&["colour desc"]));
         // A plain field list may select fields: no descending key, no sort proposed.
         assert!(!spell(&["title,priority"]));
         // Directions, unknown fields and empty keys are no sort keys.

@@ -1770,6 +1770,15 @@ impl Applying<'_, '_> {
                 }
             }
         }
+        // The members the application stamps on every update (see
+        // `explain::Explanation::stamped_constants`).
+        if plan.effect == Effect::Update {
+            for (key, value) in &model.constants {
+                if !sent.contains_key(key) {
+                    object.insert(key, value.clone());
+                }
+            }
+        }
         let key_member = plan
             .target
             .as_ref()

@@ -878,6 +878,40 @@ impl Explanation {
         self.model.collection_constants.sort();
     }
 
+    /// Updates: a top-level member no call sent that a call left holding the value its type's
+    /// creates store as a constant (`stamped`), every call's entity holding that value after it
+    /// (changed to it, or holding it before), is that constant, stored by every update: the
+    /// application stamps it (a frozen clock's `updated_at`, the instant every create and update
+    /// writes).
+    pub(super) fn stamped_constants(
+        &mut self,
+        observed: &[Observed<'_>],
+        stamped: &BTreeMap<String, Json>,
+    ) {
+        for (field, value) in stamped {
+            let pointer = format!("/{}", rea_plugin_api::json::escape_pointer_segment(field));
+            let changed = self
+                .residuals
+                .iter()
+                .any(|residual| residual.get(&pointer) == Some(value));
+            let every = self.residuals.iter().zip(observed).all(|(residual, seen)| {
+                let held =
+                    (seen.call.before.as_ref()).and_then(|before| before.fields.pointer(&pointer));
+                !sends(seen.sent, &pointer)
+                    && match residual.get(&pointer) {
+                        Some(after) => after == value,
+                        None => held == Some(value),
+                    }
+            });
+            if changed && every {
+                self.model.constants.insert(field.clone(), value.clone());
+                for residual in &mut self.residuals {
+                    residual.remove(&pointer);
+                }
+            }
+        }
+    }
+
     /// Creates: what every create that did not send it stored with one value is a constant (a
     /// default, applied where a call does not send the member), when every other create sent
     /// it (the call explains its value).

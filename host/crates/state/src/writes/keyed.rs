@@ -124,6 +124,7 @@ fn one_by_one(draft: &Draft, effect: Effect, calls: Vec<usize>) -> Draft {
             _ => Vec::new(),
         },
         as_bulk: effect == Effect::Update,
+        stamped: draft.stamped.clone(),
     }
 }
 

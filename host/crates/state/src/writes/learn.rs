@@ -200,6 +200,7 @@ fn learn_upsert(
         calls: creating.clone(),
         failed: Vec::new(),
         as_bulk: false,
+        stamped: draft.stamped.clone(),
     };
     learn_one(&mut half, calls, views, rules, records);
     // An upsert naming its entity by a body member (an RPC-style put) learns its update from
@@ -485,6 +486,9 @@ fn explain(
         );
         explanation.settle_offered_constants();
         explanation.create_constants(observed);
+    }
+    if draft.plan.effect == Effect::Update {
+        explanation.stamped_constants(observed, &draft.stamped);
     }
     explanation
 }
@@ -1481,6 +1485,7 @@ pub(super) fn learn_bulk(
         calls: (0..one_by_one.len()).collect(),
         failed: draft.failed.clone(),
         as_bulk: true,
+        stamped: draft.stamped.clone(),
     };
     learn_one(&mut single, &mut one_by_one, views, rules, records);
     let mut plan = single.plan;

@@ -498,6 +498,10 @@ pub(crate) struct Draft {
     pub failed: Vec<u64>,
     /// Learned one entity at a time for a bulk plan (the rules see a `bulk-…` effect).
     pub as_bulk: bool,
+    /// For an update: the constants the creates of its entity type store (learned before it),
+    /// which an update stamping the same value stores too (see
+    /// `explain::Explanation::stamped_constants`).
+    pub stamped: BTreeMap<String, Json>,
 }
 
 impl Draft {
@@ -609,22 +613,12 @@ pub(crate) fn derive_write_plans(
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
     // values and left-out members creates were refused for (and the members held entities show
     // a create may leave out, before the refusals that name required members).
-    for draft in &mut drafts {
-        observed_delete(draft, &observed);
-        if matches!(draft.classified.kind, TargetKind::Member { .. }) {
-            member::learn(draft, &observed, records, (&views, rules));
-            continue;
-        }
-        learn::learn(draft, &mut observed, &views, rules, records);
-        defaults::learn_held_nulls(draft, &observed, state);
-        omitted::learn(draft, timeline);
-        keyed_refusal::learn(draft, timeline);
-        omitted_set::learn(draft, &observed, timeline, records);
-        children::learn(draft, &observed, &views);
-        conflict::learn(draft, &observed, state, timeline);
-        referenced::learn(draft, (&observed, &views), state, timeline);
-        numbered::learn(draft, state, rules);
-    }
+    learn_drafts(
+        &mut drafts,
+        &mut observed,
+        (state, timeline, &views),
+        (rules, records),
+    );
     conflict::share_with_copies(&mut drafts);
     keyed_refusal::lend(&mut drafts, timeline);
     lent_omission::lend(&mut drafts, timeline);
@@ -662,6 +656,53 @@ pub(crate) fn derive_write_plans(
         (&mut plans, &mut related),
     );
     (plans, related, unmodelled)
+}
+
+/// Pass 3's learning of each draft, creates first: an update stamping a member with the value
+/// its type's creates store as a constant (a frozen clock's `updated_at`) stores it too
+/// ([`Draft::stamped`]).
+fn learn_drafts(
+    drafts: &mut [Draft],
+    observed: &mut [observe::Call],
+    (state, timeline, views): (&StateView, &Timeline, &Views),
+    (rules, records): (&RuleSet, &[CaptureRecord]),
+) {
+    let mut order: Vec<usize> = (0..drafts.len()).collect();
+    order.sort_by_key(|index| drafts[*index].plan.effect != Effect::Create);
+    let mut stamps: BTreeMap<String, BTreeMap<String, Json>> = BTreeMap::new();
+    for index in order {
+        let draft = &mut drafts[index];
+        if draft.plan.effect == Effect::Update {
+            draft.stamped = (draft.plan.entity_type())
+                .and_then(|entity_type| stamps.get(entity_type))
+                .cloned()
+                .unwrap_or_default();
+        }
+        observed_delete(draft, observed);
+        if matches!(draft.classified.kind, TargetKind::Member { .. }) {
+            member::learn(draft, observed, records, (views, rules));
+            continue;
+        }
+        learn::learn(draft, observed, views, rules, records);
+        defaults::learn_held_nulls(draft, observed, state);
+        omitted::learn(draft, timeline);
+        keyed_refusal::learn(draft, timeline);
+        omitted_set::learn(draft, observed, timeline, records);
+        children::learn(draft, observed, views);
+        conflict::learn(draft, observed, state, timeline);
+        referenced::learn(draft, (observed, views), state, timeline);
+        numbered::learn(draft, state, rules);
+        if draft.plan.effect == Effect::Create
+            && !draft.plan.bulk
+            && let (Some(entity_type), Some(fields)) =
+                (draft.plan.entity_type(), &draft.plan.fields)
+        {
+            let known = stamps.entry(entity_type.to_owned()).or_default();
+            for (field, value) in &fields.constants {
+                known.entry(field.clone()).or_insert_with(|| value.clone());
+            }
+        }
+    }
 }
 
 /// Pass 1 (`target`, `action`): one draft per write tool the recording wrote through (inferred
@@ -838,6 +879,7 @@ impl Draft {
             calls: Vec::new(),
             failed: Vec::new(),
             as_bulk: false,
+            stamped: BTreeMap::new(),
         }
     }
 }

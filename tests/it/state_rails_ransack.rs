@@ -1,0 +1,91 @@
+//! rails-ransack (corpus app `rails-ransack`), a Rails 6.1 API scaffold searching with Ransack,
+//! recorded to measure an application the engine was not developed on (reads 14/52 and CRUD
+//! 17/54 before): its lists filter by `q[<field>_<predicate>]` (`q[status_eq]`,
+//! `q[status_not_eq]`, `q[priority_gteq]`, `q[title_cont]`, `q[title_start]`, `q[status_in][]`,
+//! `q[due_null]`) and sort by `q[s]=<field> <direction>`, answering plain arrays paged by
+//! kaminari (`page`, `per_page`, `Total` and `Link` headers).
+
+use serde_json::json;
+
+use crate::state_query_grammar::assert_live_answers;
+use crate::state_support::{
+    assert_not_modelled, id_and_body, id_arguments, live_answer, serve_corpus_app, write_plan,
+};
+
+const APP: &str = "rails-ransack";
+
+#[test]
+fn predicates_after_a_field_and_an_underscore_answer_other_fields_and_values() {
+    // Each predicate the build used on some field (entries 4 to 24), read as an operator word
+    // after the field, answers other values, other fields and the sibling lists.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /tasks?q[status_eq]=doing",
+            "GET /tasks?q[assignee_id_eq]=1&q[status_eq]=todo",
+            "GET /tasks?q[estimate_gteq]=8",
+            "GET /tasks?q[title_cont]=THE",
+            "GET /tasks?q[estimate_null]=true",
+        ],
+    );
+    assert_live_answers(
+        APP,
+        "get_people",
+        &[
+            "GET /people?q[name_start]=D",
+            "GET /people?q[email_null]=true",
+        ],
+    );
+    assert_live_answers(APP, "get_projects", &["GET /projects?q[name_cont]=lake"]);
+}
+
+#[test]
+fn a_sort_value_naming_a_direction_word_sorts_every_list() {
+    // `q[s]=priority asc`, `q[s]=title desc` and a list of both (entries 25 to 30): the keys'
+    // direction words are read as a sort's, on the tasks and the sibling lists alike.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /tasks?q[s]=due%20desc",
+            "GET /tasks?q[status_eq]=done&q[s]=priority%20desc",
+            "GET /tasks?q[s]=title%20asc&page=3&per_page=5",
+        ],
+    );
+    assert_live_answers(APP, "get_people", &["GET /people?q[s]=email%20asc"]);
+    assert_live_answers(APP, "get_projects", &["GET /projects?q[s]=code%20asc"]);
+}
+
+#[test]
+fn an_update_stamps_the_constant_its_types_creates_store() {
+    // The app's clock is frozen: every create stores `updated_at` "2026-12-06T09:30:00.000Z"
+    // (entries 50, 67, 84), and the PATCH of the seeded task 2 (entry 61) changed its
+    // `updated_at` to that instant. The PATCH stores the constant the creates store: it is
+    // served, and answers probe-crud entry 8 (task 6) as the live application did.
+    let served = serve_corpus_app(APP);
+    let plan = write_plan(&served, "patch_tasks_by_id");
+    assert!(plan.served, "{plan:?}");
+    let arguments = id_and_body(
+        &served,
+        "patch_tasks_by_id",
+        "6",
+        json!({"status": "doing", "assignee_id": 1}),
+    );
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    let (status, live) = live_answer(APP, "probe-crud", 8);
+    assert_eq!(answer["status"], json!(status), "{answer:#}");
+    assert_eq!(answer["body"], live, "{answer:#}");
+}
+
+#[test]
+fn a_nested_list_holding_no_entity_of_its_own_answers_no_query() {
+    // `/projects/{id}/tasks` lists tasks the state holds under `/tasks` (no parent model is
+    // learned): a sort the grammar offers it is not answered from its own, empty, collection.
+    let served = serve_corpus_app(APP);
+    let mut arguments = id_arguments(&served, "get_projects_tasks_by_project_id", "1");
+    arguments.insert("q[s]".to_owned(), json!("priority desc"));
+    let (answer, is_error) = served.call("get_projects_tasks_by_project_id", arguments);
+    assert_not_modelled(&answer, is_error);
+}
