@@ -355,6 +355,16 @@ impl ReadView {
         }
     }
 
+    /// Where an item or list view's answers show its objects: the item's entity pointer, the
+    /// list's pointer.
+    pub fn shown_pointer(&self) -> Option<&str> {
+        match &self.detail {
+            ViewDetail::Item(item) => Some(&item.entity_pointer),
+            ViewDetail::List(list) => Some(&list.list_pointer),
+            _ => None,
+        }
+    }
+
     /// The entity type an item or list view renders.
     pub fn entity_type(&self) -> Option<&str> {
         match &self.detail {

@@ -676,7 +676,7 @@ impl StateService {
         stale: bool,
     ) -> Option<StateAnswer> {
         let rule = self.derived().sparse.as_ref()?;
-        let pointer = shown_pointer(view)?;
+        let pointer = view.shown_pointer()?;
         let pairs = call.pairs();
         let (name, (type_name, requested)) = pairs
             .iter()
@@ -700,7 +700,7 @@ impl StateService {
     ) -> Option<StateAnswer> {
         let rule =
             (self.derived().expansion.as_ref()).filter(|rule| rule.offered.contains(tool))?;
-        let pointer = shown_pointer(view)?;
+        let pointer = view.shown_pointer()?;
         let pairs = call.pairs();
         let (name, _) = pairs.iter().find(|(name, value)| rule.asked(name, value))?;
         let query = call.query.iter().filter(|(sent, _)| sent != name);
@@ -945,7 +945,7 @@ impl StateService {
         stale: bool,
     ) -> Option<StateAnswer> {
         let rule = self.derived().compound.as_ref()?;
-        let pointer = shown_pointer(view)?;
+        let pointer = view.shown_pointer()?;
         let (name, value) = (call.pairs().into_iter())
             .find(|(name, _)| *name == rule.parameter && rule.offered.contains_key(tool))?;
         let Some(names) = rule.asked(tool, &name, &value) else {
@@ -975,7 +975,7 @@ impl StateService {
         stale: bool,
     ) -> Option<StateAnswer> {
         let rule = self.derived().sideloads.as_ref()?;
-        let pointer = shown_pointer(view)?;
+        let pointer = view.shown_pointer()?;
         let pairs = call.pairs();
         let values: Vec<&str> = (pairs.iter())
             .filter(|(name, _)| *name == rule.parameter)
@@ -3097,16 +3097,6 @@ fn shown_selected(
         list.shape = crate::derive::lists::unhidden(&list.shape, fields);
     }
     Some(shown)
-}
-
-/// Where an item or list view's answer shows its entities (the entity, the list); `None` for
-/// any other view.
-fn shown_pointer(view: &crate::model::ReadView) -> Option<&str> {
-    match &view.detail {
-        ViewDetail::Item(item) => Some(&item.entity_pointer),
-        ViewDetail::List(list) => Some(&list.list_pointer),
-        _ => None,
-    }
 }
 
 /// Sets the envelope members beside an item's entity that echo its identity

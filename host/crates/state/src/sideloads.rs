@@ -69,7 +69,7 @@ struct Lesson<'a> {
 pub fn learn(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> Option<Sideloads> {
     let mut taught = Taught::default();
     for view in views {
-        let (Some(entity_type), Some(pointer)) = (view.entity_type(), shown_pointer(view)) else {
+        let (Some(entity_type), Some(pointer)) = (view.entity_type(), view.shown_pointer()) else {
             continue;
         };
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
@@ -181,15 +181,6 @@ fn parent_joins(view: &ReadView) -> Vec<&Relation> {
         .iter()
         .filter(|join| matches!(join.link, Link::Parent { key: None, .. }))
         .collect()
-}
-
-/// Where a list or item view shows its objects.
-fn shown_pointer(view: &ReadView) -> Option<&str> {
-    match &view.detail {
-        ViewDetail::Item(item) => Some(&item.entity_pointer),
-        ViewDetail::List(list) => Some(&list.list_pointer),
-        _ => None,
-    }
 }
 
 /// The objects a shown member holds: an array's, or the one object.
