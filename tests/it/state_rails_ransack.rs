@@ -89,3 +89,27 @@ fn a_nested_list_holding_no_entity_of_its_own_answers_no_query() {
     let (answer, is_error) = served.call("get_projects_tasks_by_project_id", arguments);
     assert_not_modelled(&answer, is_error);
 }
+
+#[test]
+fn a_delete_shown_only_by_the_entities_referring_to_it_clears_their_relation() {
+    // The build deleted Esme (entry 78) and never read her back: entry 79 read task 7, hers
+    // before, back with `assignee_id` null (Rails' `dependent: :nullify`). That read shows what
+    // the delete did, so the people delete is served with the nullify, and deleting Chiara
+    // (probe-crud entry 27) leaves her task 4 unassigned as the live application did (28).
+    let served = serve_corpus_app(APP);
+    let plan = write_plan(&served, "delete_people_by_id");
+    assert!(plan.served, "{plan:?}");
+    let (answer, is_error) = served.call(
+        "delete_people_by_id",
+        id_arguments(&served, "delete_people_by_id", "3"),
+    );
+    assert!(!is_error, "{answer:#}");
+    let (answer, is_error) = served.call(
+        "get_tasks_by_id",
+        id_arguments(&served, "get_tasks_by_id", "4"),
+    );
+    assert!(!is_error, "{answer:#}");
+    let (status, live) = live_answer(APP, "probe-crud", 28);
+    assert_eq!(answer["status"], json!(status), "{answer:#}");
+    assert_eq!(answer["body"], live, "{answer:#}");
+}

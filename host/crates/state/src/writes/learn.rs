@@ -862,9 +862,13 @@ fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static 
                 Effect::Delete if call.stale_before => stale_delete(call),
                 _ if call.stale_before => false,
                 Effect::Update => call.before.is_some() && matches!(call.after, After::Present(_)),
+                // A delete whose own entity no read showed gone still shows what it did when
+                // its answer, or a read of the entities referring to it, shows it.
                 Effect::Delete => {
-                    call.before.is_some() && call.after != After::Unobserved
-                        || call.before.is_some() && call.response.is_some()
+                    call.before.is_some()
+                        && (call.after != After::Unobserved
+                            || call.response.is_some()
+                            || !call.dependents.is_empty())
                 }
                 Effect::Document => matches!(call.after, After::Document(_)),
             }

@@ -2706,6 +2706,50 @@ fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
 }
 
 #[test]
+fn a_delete_no_read_showed_gone_is_observed_by_a_dependent_read_back() {
+    // rails-ransack's person delete: nothing reads the ticket back, but the note referring to it
+    // is read back with `ticketId` null: that read shows what the delete did (it clears the
+    // relation), so the delete is learned and served. Without that read nothing shows it.
+    let build = |note_after: Option<Value>| {
+        let mut records = vec![
+            get(0, "/tickets", 200, json!([ticket(1), ticket(2)])),
+            get(
+                1,
+                "/notes",
+                200,
+                json!([ticket_note(1, 1), ticket_note(2, 2)]),
+            ),
+            get(2, "/notes/1", 200, ticket_note(1, 1)),
+            record(3, "DELETE", "/tickets/1", None, 204, Value::Null),
+        ];
+        if let Some(note) = note_after {
+            records.push(get(4, "/notes/1", 200, note));
+        }
+        derive_with(records, rules_with_dependents())
+    };
+    let fixture = build(Some(json!({"id": 1, "ticketId": null, "body": "note 1"})));
+    let delete = delete_plan(&fixture);
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "clear"}}])
+    );
+    let (deleted, error) = fixture.call(&delete.tool, json!({"id": "2"}));
+    assert!(!error, "{deleted}");
+    let (note, _) = fixture.call("get_notes_by_id", json!({"id": "2"}));
+    assert_eq!(
+        note["body"],
+        json!({"id": 2, "ticketId": null, "body": "note 2"}),
+        "{note}"
+    );
+    let fixture = build(None);
+    assert_eq!(
+        delete_plan(&fixture).reason.as_deref(),
+        Some("no-observation")
+    );
+}
+
+#[test]
 fn a_list_missing_other_entities_shows_no_dependents() {
     // The list after the delete lacks note 3 too (which holds no id of the deleted ticket): it
     // may be one page of many, so it says nothing of the ticket's notes.
