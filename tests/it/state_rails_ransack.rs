@@ -41,6 +41,22 @@ fn predicates_after_a_field_and_an_underscore_answer_other_fields_and_values() {
 }
 
 #[test]
+fn a_condition_naming_an_association_and_a_key_filters_by_the_linked_entities() {
+    // `q[project_code_eq]=WEB` and `q[assignee_role_eq]=designer` (entries 19 and 20): the
+    // association of `project_id` (`assignee_id`) joined to the linked project's `code` (the
+    // person's `role`). Other values, alone or with another condition, answer as live.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /tasks?q[project_code_eq]=DAT",
+            "GET /tasks?q[project_code_eq]=OPS&q[status_eq]=todo",
+            "GET /tasks?q[assignee_role_eq]=manager",
+        ],
+    );
+}
+
+#[test]
 fn a_sort_value_naming_a_direction_word_sorts_every_list() {
     // `q[s]=priority asc`, `q[s]=title desc` and a list of both (entries 25 to 30): the keys'
     // direction words are read as a sort's, on the tasks and the sibling lists alike.

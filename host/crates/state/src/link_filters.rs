@@ -24,7 +24,9 @@
 //! A parameter named as the member joined to a text member of the linked type by a separator of
 //! punctuation (`project__code=SGB`, `project.code=SGB`: the tasks whose project's `code` is
 //! `SGB`) names the linked entities by that member alone, never by id
-//! ([`LinkField::key_only`], [`joined_name`]).
+//! ([`LinkField::key_only`], [`joined_name`]); so does one naming the member's association (its
+//! name less an id suffix) joined to the key by an underscore, an equality word after it or none
+//! (Ransack's `q[project_code_eq]` over `project_id`, see [`association_name`]).
 //!
 //! A member holding its links as item paths of the linked type's collections
 //! (`"author": "/api/v1/author/2/"`, see [`crate::item_uris`]) links the ids those paths name:
@@ -110,6 +112,50 @@ pub fn joined_name<'n>(name: &'n str, objects: &[&Object]) -> Option<(&'n str, &
                 && objects.iter().any(|object| object.contains_key(member));
             fits.then_some((member, key))
         })
+}
+
+/// The member a parameter name filters as a link, and the key its values name the linked
+/// entities by when the name spells one (see [`learn`]): the name itself when the listed objects
+/// hold it, a member joined to a key ([`joined_name`]), an association's name joined to a key
+/// ([`association_name`]), or a bracket term's member ([`bracketed_member`]).
+fn spelled_link(name: &str, objects: &[&Object]) -> Option<(String, Option<String>)> {
+    if objects.iter().any(|object| object.contains_key(name)) {
+        return Some((name.to_owned(), None));
+    }
+    if let Some((member, key)) = joined_name(name, objects) {
+        return Some((member.to_owned(), Some(key.to_owned())));
+    }
+    if let Some((member, key)) = association_name(name, objects) {
+        return Some((member, Some(key)));
+    }
+    bracketed_member(name, objects).map(|member| (member.to_owned(), None))
+}
+
+/// The member and key a name spells as an association (the member's name less its id suffix,
+/// `project` for `project_id` or `projectId`), an underscore, then the key, with an operator word
+/// spelling equality after it or none, in a wrapper's brackets or not (Ransack's
+/// `q[project_code_eq]`, `q[assignee_role_eq]`): the longest such association the listed objects
+/// hold a member of.
+fn association_name(name: &str, objects: &[&Object]) -> Option<(String, String)> {
+    let inner = rea_plugin_api::query_fields::unnested(name).unwrap_or_else(|| name.to_owned());
+    let base = match inner.rsplit_once('_') {
+        Some((base, word)) => match rea_plugin_api::query_fields::operator_word(word) {
+            Some("eq") => base,
+            Some(_) => return None,
+            None => inner.as_str(),
+        },
+        None => inner.as_str(),
+    };
+    base.match_indices('_').rev().find_map(|(at, _)| {
+        let (stem, key) = (&base[..at], &base[at + 1..]);
+        if stem.is_empty() || key.is_empty() || key.contains(['[', ']']) {
+            return None;
+        }
+        [format!("{stem}_id"), format!("{stem}Id")]
+            .into_iter()
+            .find(|member| objects.iter().any(|object| object.contains_key(member)))
+            .map(|member| (member, key.to_owned()))
+    })
 }
 
 /// Whether some object holds, under `member`, a link object (an object with an `id`): a link a
@@ -336,16 +382,10 @@ pub fn learn(
     }
     let mut learned = BTreeMap::new();
     for (name, sent) in values {
-        let (member, key) = match objects.iter().any(|object| object.contains_key(name)) {
-            true => (name.as_str(), None),
-            false => match joined_name(name, objects) {
-                Some((member, key)) => (member, Some(key)),
-                None => match bracketed_member(name, objects) {
-                    Some(member) => (member, None),
-                    None => continue,
-                },
-            },
+        let Some((member, key)) = spelled_link(name, objects) else {
+            continue;
         };
+        let (member, key) = (member.as_str(), key.as_deref());
         let Some(held_ids) = member_ids(objects, member) else {
             continue;
         };
@@ -783,6 +823,44 @@ mod tests {
         // A recorded value naming no entity by the key teaches nothing.
         let values = BTreeMap::from([("project__code".to_owned(), vec!["2".to_owned()])]);
         assert!(learn(&values, &objects, &refs).is_empty());
+    }
+
+    #[test]
+    fn an_association_joined_to_a_key_names_the_linked_entities_by_that_key() {
+        // Ransack's `q[project_code_eq]`: the association `project` of the member `project_id`,
+        // then the linked project's `code`, then an operator word spelling equality.
+        let entities = [
+            entity("/projects", "1", r#"{"id": 1, "code": "AB"}"#),
+            entity("/projects", "2", r#"{"id": 2, "code": "CD"}"#),
+            entity("/people", "1", r#"{"id": 1, "role": "lead"}"#),
+            entity("/people", "2", r#"{"id": 2, "role": "dev"}"#),
+        ];
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"id": 7, "project_id": 1, "ownerId": 2}"#);
+        let b = json(r#"{"id": 8, "project_id": 2, "ownerId": 1}"#);
+        let objects = vec![a.as_object().unwrap(), b.as_object().unwrap()];
+        let spelled = |name: &str| association_name(name, &objects);
+        let project = Some(("project_id".to_owned(), "code".to_owned()));
+        assert_eq!(spelled("q[project_code_eq]"), project);
+        assert_eq!(spelled("project_code"), project);
+        assert_eq!(
+            spelled("owner_role_eq"),
+            Some(("ownerId".to_owned(), "role".to_owned()))
+        );
+        // Another operator word, no association held, no key: none.
+        assert_eq!(spelled("q[project_code_cont]"), None);
+        assert_eq!(spelled("q[team_code_eq]"), None);
+        assert_eq!(spelled("q[project_eq]"), None);
+        let values = BTreeMap::from([("q[project_code_eq]".to_owned(), vec!["CD".to_owned()])]);
+        let learned = learn(&values, &objects, &refs);
+        let link = LinkField {
+            member: "project_id".into(),
+            target_type: "/projects".into(),
+            key: "code".into(),
+            key_only: true,
+        };
+        assert_eq!(learned["q[project_code_eq]"], vec![link.clone()]);
+        assert_eq!(matching(&objects, &link, &refs, "CD"), [false, true]);
     }
 
     /// Which of `objects`, their link values set from `held`, an `eq` filter on `link`'s field
