@@ -9,7 +9,8 @@ use serde_json::json;
 
 use crate::state_query_grammar::assert_live_answers;
 use crate::state_support::{
-    assert_not_modelled, id_and_body, id_arguments, live_answer, serve_corpus_app, write_plan,
+    assert_not_modelled, id_and_body, id_arguments, live_answer, serve_corpus_app, with_body,
+    write_plan,
 };
 
 const APP: &str = "rails-ransack";
@@ -97,9 +98,15 @@ fn an_update_stamps_the_constant_its_types_creates_store() {
 
 #[test]
 fn a_nested_list_holding_no_entity_of_its_own_answers_no_query() {
-    // `/projects/{id}/tasks` lists tasks the state holds under `/tasks` (no parent model is
-    // learned): a sort the grammar offers it is not answered from its own, empty, collection.
+    // `/projects/{id}/tasks` lists tasks the state holds under `/tasks`: called plainly it
+    // answers the parent's children (the parent learned from its plain lines), but a sort the
+    // grammar offers it is not answered from the nested path's own, empty, collection.
     let served = serve_corpus_app(APP);
+    let plain = id_arguments(&served, "get_projects_tasks_by_project_id", "4");
+    let (answer, is_error) = served.call("get_projects_tasks_by_project_id", plain);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    assert_eq!(answer["body"], live_answer(APP, "probe-reads", 45).1);
     let mut arguments = id_arguments(&served, "get_projects_tasks_by_project_id", "1");
     arguments.insert("q[s]".to_owned(), json!("priority desc"));
     let (answer, is_error) = served.call("get_projects_tasks_by_project_id", arguments);
@@ -126,6 +133,32 @@ fn a_delete_shown_only_by_the_entities_referring_to_it_clears_their_relation() {
     );
     assert!(!is_error, "{answer:#}");
     let (status, live) = live_answer(APP, "probe-crud", 28);
+    assert_eq!(answer["status"], json!(status), "{answer:#}");
+    assert_eq!(answer["body"], live, "{answer:#}");
+}
+
+#[test]
+fn a_nested_create_read_back_only_once_creates_in_the_collection_it_was_read_in() {
+    // `POST /projects/{id}/tasks`: the build's first call (entry 67) was read back as
+    // `/tasks/18`, the second (84) only through a nested list. Both create in `/tasks`, so the
+    // plan is served: after probe-crud's first create (entry 0, task 17), the nested create of
+    // entry 14 answers task 18 in project 4 as the live application did.
+    let served = serve_corpus_app(APP);
+    let plan = write_plan(&served, "post_projects_tasks_by_project_id");
+    assert!(plan.served, "{plan:?}");
+    let first = json!({"title": "Audit the coupon codes", "status": "todo", "priority": 2,
+        "estimate": 3, "project_id": 2, "assignee_id": 1});
+    let (answer, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", first));
+    assert!(!is_error, "{answer:#}");
+    let arguments = id_and_body(
+        &served,
+        "post_projects_tasks_by_project_id",
+        "4",
+        json!({"title": "Vacuum the warehouse", "priority": 3}),
+    );
+    let (answer, is_error) = served.call("post_projects_tasks_by_project_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    let (status, live) = live_answer(APP, "probe-crud", 14);
     assert_eq!(answer["status"], json!(status), "{answer:#}");
     assert_eq!(answer["body"], live, "{answer:#}");
 }

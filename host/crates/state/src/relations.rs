@@ -535,7 +535,11 @@ fn fixed_segments(
 /// collection, or no field fits them all.
 fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Option<ParentSegment> {
     let mut found: Option<ParentSegment> = None;
-    for line in &list.lines {
+    // A line whose query filters may list some of the parent's children: the lines asking no
+    // query are checked, when there are some.
+    let plain = |line: &&crate::model::ListLine| line.query.as_ref().is_none_or(Vec::is_empty);
+    let any_plain = list.lines.iter().any(|line| plain(&line));
+    for line in list.lines.iter().filter(|line| !any_plain || plain(line)) {
         let value = split_path(&line.path)
             .get(segment)
             .and_then(|raw| percent_decode(raw))?
@@ -1051,5 +1055,43 @@ mod tests {
             panic!("a list view");
         };
         assert_eq!(list.parent, None);
+    }
+
+    #[test]
+    fn a_parent_list_is_learned_from_its_plain_lines_a_filtered_one_listing_some_children() {
+        // rails-ransack's `/projects/2/tasks?q[status_eq]=todo` lists some of project 2's tasks:
+        // the plain lines alone teach the parent; with only that line, none is learned.
+        let task = |id: &str, project: u32| {
+            entity(
+                "/tasks/",
+                id,
+                &format!(r#"{{"id": {id}, "project": {project}, "status": "s{id}"}}"#),
+            )
+        };
+        let entities = vec![task("1", 1), task("2", 1), task("3", 2), task("4", 2)];
+        let filtered = |mut view: ReadView| {
+            if let ViewDetail::List(list) = &mut view.detail {
+                list.lines[0].query = Some(vec![("status".to_owned(), "s3".to_owned())]);
+            }
+            view
+        };
+        let learned = |view: ReadView| {
+            let mut views = vec![view];
+            generalize_lists(&entities, &mut views);
+            let ViewDetail::List(list) = &views[0].detail else {
+                panic!("a list view");
+            };
+            list.parent.as_ref().map(|parent| parent.field.clone())
+        };
+        let lines: [(&str, &[(&str, &str)]); 2] = [
+            ("2", &[("/tasks/", "3")]),
+            ("1", &[("/tasks/", "1"), ("/tasks/", "2")]),
+        ];
+        assert_eq!(
+            learned(filtered(project_tasks(&lines))).as_deref(),
+            Some("project")
+        );
+        assert_eq!(learned(project_tasks(&lines)), None);
+        assert_eq!(learned(filtered(project_tasks(&lines[..1]))), None);
     }
 }

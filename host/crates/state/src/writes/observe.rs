@@ -411,6 +411,7 @@ pub(crate) fn observe(
         sim,
         tallies: Tallies::default(),
         unobserved: HashSet::new(),
+        unlinked_targets: HashMap::new(),
     };
     let mut next_read = 0;
     for call in &mut calls {
@@ -628,6 +629,9 @@ struct Simulation<'a> {
     tallies: Tallies,
     /// The entities a write left unobserved since.
     unobserved: HashSet<EntityKey>,
+    /// Per draft of unlinked creates, the type and collection a read by id showed one of its
+    /// calls creating in (see [`Simulation::observe_unlinked`]).
+    unlinked_targets: HashMap<usize, (String, String)>,
 }
 
 /// The document a read after a document write shows: its body, or, for a read giving a
@@ -981,7 +985,7 @@ impl Simulation<'_> {
             call.key = Some((entity_type, collection, id));
             return Some(());
         }
-        let (entity_type, collection, id, pointer) = call.window.iter().find_map(|ordinal| {
+        let read_back = call.window.iter().find_map(|ordinal| {
             let read = timeline.get(*ordinal)?;
             let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
                 return None;
@@ -991,8 +995,15 @@ impl Simulation<'_> {
             let (pointer, _) =
                 find_entity(&response, &info.identity, Some(&id), &item.entity_pointer)?;
             Some((item.entity_type.clone(), collection, id, pointer))
-        })?;
-        let info = views.types.get(&entity_type)?;
+        });
+        let (entity_type, collection, id, pointer) = match read_back {
+            Some(found) => found,
+            None => self.answered_new(call.draft, &response)?,
+        };
+        self.unlinked_targets
+            .entry(call.draft)
+            .or_insert_with(|| (entity_type.clone(), collection.clone()));
+        let info = self.views.types.get(&entity_type)?;
         call.response_pointer = Some(pointer);
         call.key = Some((entity_type, collection, id));
         self.observe_after(info, call);
@@ -1105,6 +1116,29 @@ impl Simulation<'_> {
         call.key = Some((entity_type, collection, id));
         self.observe_after(info, call);
         Some(())
+    }
+
+    /// An unlinked create no read by id showed, whose draft's earlier call a read showed
+    /// creating in a collection (`POST /projects/5/tasks` after `POST /projects/1/tasks` was read
+    /// back as `/tasks/18`): the entity of that type its answer shows with an identity that
+    /// collection does not hold, as (type, collection, id, pointer).
+    fn answered_new(
+        &self,
+        draft: usize,
+        response: &Json,
+    ) -> Option<(String, String, String, String)> {
+        let (entity_type, collection) = self.unlinked_targets.get(&draft)?;
+        let info = self.views.types.get(entity_type)?;
+        let preferred = info
+            .item
+            .as_ref()
+            .map_or("", |item| item.entity_pointer.as_str());
+        let (pointer, object) = find_entity(response, &info.identity, None, preferred)?;
+        let id = crate::render::identity_text(object, &info.identity)?;
+        self.sim
+            .entity(entity_type, collection, &id)
+            .is_none()
+            .then(|| (entity_type.clone(), collection.clone(), id, pointer))
     }
 
     fn observe_after(&mut self, info: &super::TypeInfo, call: &mut Call) {

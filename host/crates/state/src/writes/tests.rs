@@ -2706,6 +2706,57 @@ fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
 }
 
 #[test]
+fn a_nested_create_no_read_showed_creates_where_its_tools_earlier_call_did() {
+    // rails-ransack's `POST /projects/{id}/tasks`: the first call's task is read back by id
+    // (`/tasks/3`), the second's only in a list. The second answers its new task: it creates in
+    // `/tasks` too (numbered one past the largest held, as its answer shows, not from 1 as in a
+    // collection of its own), so the plan is confirmed and served.
+    let task = |id: u64, project: u64, title: &str| json!({"id": id, "title": title, "project_id": project});
+    let fixture = derive(vec![
+        get(0, "/tasks", 200, json!([task(1, 1, "x"), task(2, 2, "y")])),
+        get(1, "/tasks/1", 200, task(1, 1, "x")),
+        record(
+            2,
+            "POST",
+            "/projects/1/tasks",
+            Some(json!({"title": "a"})),
+            201,
+            task(3, 1, "a"),
+        ),
+        get(3, "/tasks/3", 200, task(3, 1, "a")),
+        record(
+            4,
+            "POST",
+            "/projects/2/tasks",
+            Some(json!({"title": "b"})),
+            201,
+            task(4, 2, "b"),
+        ),
+        get(
+            5,
+            "/tasks",
+            200,
+            json!([
+                task(1, 1, "x"),
+                task(2, 2, "y"),
+                task(3, 1, "a"),
+                task(4, 2, "b")
+            ]),
+        ),
+    ]);
+    let plan = fixture.plan("post_projects_tasks_by_project_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.record_ordinals, [2, 4]);
+    let (created, error) = fixture.call(
+        "post_projects_tasks_by_project_id",
+        json!({"project_id": "2", "body": {"title": "c"}}),
+    );
+    assert!(!error, "{created}");
+    // Served from the state the reads observed before the build's writes: one past task 2.
+    assert_eq!(created["body"], task(3, 2, "c"), "{created}");
+}
+
+#[test]
 fn a_delete_no_read_showed_gone_is_observed_by_a_dependent_read_back() {
     // rails-ransack's person delete: nothing reads the ticket back, but the note referring to it
     // is read back with `ticketId` null: that read shows what the delete did (it clears the
