@@ -162,3 +162,23 @@ fn a_nested_create_read_back_only_once_creates_in_the_collection_it_was_read_in(
     assert_eq!(answer["status"], json!(status), "{answer:#}");
     assert_eq!(answer["body"], live, "{answer:#}");
 }
+
+#[test]
+fn a_task_create_leaves_out_what_the_nested_creates_left_out_and_answers_the_keyed_refusal() {
+    // `POST /tasks` always sent `status` and `priority` (entry 50); the nested creates left them
+    // out (67, 84) and stored `todo` and 2, and the 422 of entry 95 keyed `title` and the
+    // association `project` of `project_id`, not the `status` it also left out.
+    let served = serve_corpus_app(APP);
+    let body = json!({"title": "Scan the dependencies", "project_id": 1, "priority": 3});
+    let (answer, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", body));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], json!(201), "{answer:#}");
+    assert_eq!(answer["body"]["status"], json!("todo"), "{answer:#}");
+    assert_eq!(answer["body"]["priority"], json!(3), "{answer:#}");
+    // probe-crud entry 40: a body with `status` alone answers the recorded refusal.
+    let lacking = with_body(&served, "post_tasks", json!({"status": "todo"}));
+    let (answer, _) = served.call("post_tasks", lacking);
+    let (status, live) = live_answer(APP, "probe-crud", 40);
+    assert_eq!(answer["status"], json!(status), "{answer:#}");
+    assert_eq!(answer["body"], live, "{answer:#}");
+}

@@ -132,7 +132,8 @@ fn spelled_link(name: &str, objects: &[&Object]) -> Option<(String, Option<Strin
 }
 
 /// The member and key a name spells as an association (the member's name less its id suffix,
-/// `project` for `project_id` or `projectId`), an underscore, then the key, with an operator word
+/// `project` for `project_id` or `projectId`, see [`crate::relations::association_of`]), an
+/// underscore, then the key, with an operator word
 /// spelling equality after it or none, in a wrapper's brackets or not (Ransack's
 /// `q[project_code_eq]`, `q[assignee_role_eq]`): the longest such association the listed objects
 /// hold a member of.
@@ -151,10 +152,14 @@ fn association_name(name: &str, objects: &[&Object]) -> Option<(String, String)>
         if stem.is_empty() || key.is_empty() || key.contains(['[', ']']) {
             return None;
         }
-        [format!("{stem}_id"), format!("{stem}Id")]
-            .into_iter()
-            .find(|member| objects.iter().any(|object| object.contains_key(member)))
-            .map(|member| (member, key.to_owned()))
+        let member = objects.iter().find_map(|object| {
+            object
+                .iter()
+                .map(|(member, _)| member)
+                .filter(|member| crate::relations::association_of(member) == Some(stem))
+                .min()
+        })?;
+        Some((member.to_owned(), key.to_owned()))
     })
 }
 

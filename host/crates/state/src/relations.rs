@@ -86,6 +86,23 @@ pub struct Relation {
     pub link: Link,
 }
 
+/// The association a member naming a related entity by its id spells: the member's name less
+/// its id suffix (`project` for `project_id` or `projectId`), as ORMs name the relation a
+/// foreign key holds (Rails' `belongs_to :project` over `project_id`). `None` for a name without
+/// such a suffix or with nothing before it.
+pub fn association_of(member: &str) -> Option<&str> {
+    member
+        .strip_suffix("_id")
+        .or_else(|| member.strip_suffix("Id"))
+        .filter(|stem| !stem.is_empty() && !stem.ends_with('_'))
+}
+
+/// Whether an application's key names a member: the member itself or its association (see
+/// [`association_of`]; Rails keys a missing `project_id`'s error `project`).
+pub fn names_member(key: &str, member: &str) -> bool {
+    key == member || association_of(member) == Some(key)
+}
+
 /// Teaches each item and list view the relations the reads of its entity type showed (see the
 /// module docs): an item read shows its entity, a list read each member it lists (a list read
 /// teaches only through parameters its query model gives no role).
@@ -1093,5 +1110,17 @@ mod tests {
         );
         assert_eq!(learned(project_tasks(&lines)), None);
         assert_eq!(learned(filtered(project_tasks(&lines[..1]))), None);
+    }
+
+    #[test]
+    fn an_id_member_names_its_association() {
+        assert_eq!(association_of("project_id"), Some("project"));
+        assert_eq!(association_of("assigneeId"), Some("assignee"));
+        for plain in ["id", "_id", "Id", "title", "a__id"] {
+            assert_eq!(association_of(plain), None, "{plain}");
+        }
+        assert!(names_member("project", "project_id"));
+        assert!(names_member("title", "title"));
+        assert!(!names_member("projects", "project_id"));
     }
 }

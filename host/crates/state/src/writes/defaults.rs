@@ -3,9 +3,10 @@
 //! all as required, yet the type's other recorded creations (the rows of a batch sent to the
 //! same tool, the rows an upsert created) may show a member left out and the value the
 //! application stored for it (`{"title": "Book the venue", …}` without `status` created with
-//! `"status": "todo"`). Where every such creation that left a member out stored one value, the
-//! member is optional and a served create leaving it out stores that value
-//! (`FieldModel::defaults`). Where such a creation sent the type's identity and the entity was
+//! `"status": "todo"`; the one-object creates of another create tool of the type, Rails' nested
+//! `POST /projects/{id}/tasks {"title"}` beside `POST /tasks`). Where every such creation that
+//! left a member out stored one value, the member is optional and a served create leaving it out
+//! stores that value (`FieldModel::defaults`). Where such a creation sent the type's identity and the entity was
 //! created under it (an upsert creating row `40`), a create may send the identity too: it is
 //! kept as sent rather than generated (`FieldModel::identity_as_sent`), and a held identity is
 //! refused as any taken one is.
@@ -39,6 +40,15 @@ use crate::observation::RequestBody;
 struct Creation<'c> {
     sent: &'c Object,
     created: &'c Object,
+    /// The members its tool fills from the call's path (never left out).
+    from_path: Vec<String>,
+}
+
+impl Creation<'_> {
+    /// Whether the creation left the member out: neither sent nor filled from the path.
+    fn left_out(&self, name: &str) -> bool {
+        !self.sent.contains_key(name) && !self.from_path.iter().any(|member| member == name)
+    }
 }
 
 /// Learns each served-so-far one-object create's defaults and sent identity from the other
@@ -208,8 +218,9 @@ fn learnable(draft: &Draft, calls: &[Call]) -> Option<(String, String)> {
         .then_some((entity_type, collection))
 }
 
-/// The batch rows the type's recorded calls created in `collection`, each matched to the row
-/// its body sent at the same position.
+/// The creations the type's recorded calls made in `collection`: the batch rows, each matched to
+/// the row its body sent at the same position, and the one-object creates of the type's other
+/// create tools ([`single_creation`]).
 fn creations<'c>(
     drafts: &[Draft],
     calls: &'c [Call],
@@ -226,6 +237,11 @@ fn creations<'c>(
         let RequestBody::Json(body) = &call.request else {
             continue;
         };
+        if same_type && let Some(creation) = single_creation(&drafts[call.draft], call, collection)
+        {
+            found.push(creation);
+            continue;
+        }
         let Some(rows) = batch_items(body).filter(|rows| rows.len() == call.bulk.len()) else {
             continue;
         };
@@ -241,11 +257,44 @@ fn creations<'c>(
             if let (Json::Object(sent), None, After::Present(Json::Object(created))) =
                 (row, &target.before, &target.after)
             {
-                found.push(Creation { sent, created });
+                found.push(Creation {
+                    sent,
+                    created,
+                    from_path: Vec::new(),
+                });
             }
         }
     }
     found
+}
+
+/// A one-object create of a create tool of the type that made its entity in `collection`,
+/// observed whole (no entity before, the entity after shown): another route creating the same
+/// entities (Rails' nested `POST /projects/{id}/tasks {"title"}` storing the `status` and
+/// `priority` defaults `POST /tasks` never left out).
+fn single_creation<'c>(draft: &Draft, call: &'c Call, collection: &str) -> Option<Creation<'c>> {
+    let plan = &draft.plan;
+    if plan.effect != Effect::Create || plan.bulk || !call.bulk.is_empty() {
+        return None;
+    }
+    let (_, written, _) = call.key.as_ref()?;
+    let (RequestBody::Json(body), None, After::Present(Json::Object(created))) =
+        (&call.request, &call.before, &call.after)
+    else {
+        return None;
+    };
+    if written != collection {
+        return None;
+    }
+    let sent = sent_members(plan, Some(body))?;
+    let from_path = (plan.fields.iter())
+        .flat_map(|fields| fields.path_fields.keys().cloned())
+        .collect();
+    Some(Creation {
+        sent,
+        created,
+        from_path,
+    })
 }
 
 /// The plan's required members the creations left out with one stored value become optional
@@ -265,7 +314,7 @@ fn apply(draft: &mut Draft, creations: &[Creation<'_>]) {
         if !member.required || fields.defaults.contains_key(name) {
             continue;
         }
-        for creation in creations.iter().filter(|c| !c.sent.contains_key(name)) {
+        for creation in creations.iter().filter(|c| c.left_out(name)) {
             let stored = creation.created.get(name).cloned();
             let agreed = defaults.entry(name.clone()).or_insert(stored.clone());
             if *agreed != stored {

@@ -2,7 +2,9 @@
 //! create (`400`, `409`, `422`) whose body lacked members every successful call sent, and an
 //! object of its answer is keyed by exactly some of those members, each holding that member's
 //! error (Django REST framework's `{"title": ["This field is required."], "project": […]}`,
-//! FeathersJS's `"errors": {"title": "required"}`). Such an answer lists an error per refused
+//! FeathersJS's `"errors": {"title": "required"}`), or by their associations (Rails'
+//! `{"project": ["must exist"], "title": ["can't be blank"]}` for a body leaving out
+//! `project_id`, see [`crate::relations::names_member`]). Such an answer lists an error per refused
 //! member, so a required member the refused call left out that it keys not is one the
 //! application does not refuse leaving out (a member every successful call happened to send).
 //! Learned per refused call (the object's place, each keyed member's error, the members left
@@ -25,6 +27,7 @@ use super::omitted::{accepted_members, refused_bodies, required_members};
 use crate::answer::{StateAnswer, StateSource};
 use crate::call::Call;
 use crate::observation::Timeline;
+use crate::relations::names_member;
 use crate::service::StateService;
 
 /// Learns the plan's keyed refusals from its draft's failed calls (those the refusals naming a
@@ -124,7 +127,7 @@ fn keyed_refusal(answer: &Json, left_out: &[&String], ordinal: u64) -> Option<Ke
         .collect();
     let unkeyed = left_out
         .iter()
-        .filter(|member| !keyed.contains_key(member.as_str()))
+        .filter(|member| !keyed.iter().any(|(key, _)| names_member(key, member)))
         .map(|member| (*member).clone())
         .collect();
     Some(KeyedRefusal {
@@ -148,7 +151,7 @@ fn keyed_object<'a>(
     let keyed_by_left_out = !members.is_empty()
         && members
             .iter()
-            .all(|(name, _)| left_out.iter().any(|member| member.as_str() == name));
+            .all(|(name, _)| left_out.iter().any(|member| names_member(name, member)));
     if keyed_by_left_out {
         return Some((path, members));
     }
@@ -201,22 +204,24 @@ fn refused_errors(
     if refused.is_empty() {
         return None;
     }
-    let recorded_first = refusal
-        .errors
-        .iter()
-        .map(|(name, _)| name)
-        .filter(|name| refused.contains(name))
-        .chain(
-            refused
-                .iter()
-                .copied()
-                .filter(|member| !refusal.errors.iter().any(|(name, _)| name == *member)),
-        );
+    let keyed_by = |member: &String| {
+        refusal
+            .errors
+            .iter()
+            .position(|(key, _)| names_member(key, member))
+            .unwrap_or(usize::MAX)
+    };
+    let mut recorded_first = refused.clone();
+    recorded_first.sort_by_key(|member| keyed_by(member));
     recorded_first
+        .into_iter()
         .map(|member| {
-            let error = known
-                .iter()
-                .find_map(|known| known.errors.iter().find(|(name, _)| name == member))?;
+            let error = known.iter().find_map(|known| {
+                known
+                    .errors
+                    .iter()
+                    .find(|(key, _)| names_member(key, member))
+            })?;
             Some(error.clone())
         })
         .collect()
@@ -260,6 +265,31 @@ mod tests {
         assert_eq!(refusal.unkeyed, names(&["project", "email"]));
         let other = Json::parse(br#"{"status": ["Not a valid choice."]}"#).unwrap();
         assert!(keyed_refusal(&other, &left, 9).is_none(), "a member sent");
+    }
+
+    #[test]
+    fn a_refusal_may_key_a_member_by_its_association() {
+        // Rails keys a missing `project_id` by the association `project`; `status`, left out
+        // and keyed not, is no member the application refuses leaving out.
+        let left = names(&["title", "status", "project_id"]);
+        let left: Vec<&String> = left.iter().collect();
+        let answer =
+            Json::parse(br#"{"project": ["must exist"], "title": ["can't be blank"]}"#).unwrap();
+        let refusal = keyed_refusal(&answer, &left, 95).unwrap();
+        assert_eq!(refusal.unkeyed, names(&["status"]));
+        let served = names(&["project_id", "title"]);
+        let served: Vec<&String> = served.iter().collect();
+        let errors = refused_errors(std::slice::from_ref(&refusal), &refusal, &served).unwrap();
+        let keys: Vec<&str> = errors.iter().map(|(key, _)| key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["project", "title"],
+            "recorded keys, in recorded order"
+        );
+        let only_title = names(&["title"]);
+        let only_title: Vec<&String> = only_title.iter().collect();
+        let errors = refused_errors(std::slice::from_ref(&refusal), &refusal, &only_title);
+        assert_eq!(errors.unwrap()[0].0, "title");
     }
 
     #[test]

@@ -2757,6 +2757,46 @@ fn a_nested_create_no_read_showed_creates_where_its_tools_earlier_call_did() {
 }
 
 #[test]
+fn a_create_leaves_out_what_another_create_tool_of_its_type_left_out() {
+    // `POST /tasks` always sent `status`; the nested `POST /projects/1/tasks` left it out and
+    // stored "todo": a task create may leave it out, storing that default.
+    let task = |id: u64, title: &str, status: &str| json!({"id": id, "title": title, "status": status, "project_id": 1});
+    let fixture = derive(vec![
+        get(0, "/tasks", 200, json!([task(1, "x", "done")])),
+        get(1, "/tasks/1", 200, task(1, "x", "done")),
+        record(
+            2,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "a", "status": "doing", "project_id": 1})),
+            201,
+            task(2, "a", "doing"),
+        ),
+        get(3, "/tasks/2", 200, task(2, "a", "doing")),
+        record(
+            4,
+            "POST",
+            "/projects/1/tasks",
+            Some(json!({"title": "b"})),
+            201,
+            task(3, "b", "todo"),
+        ),
+        get(5, "/tasks/3", 200, task(3, "b", "todo")),
+    ]);
+    let plan = fixture.plan("post_tasks");
+    assert!(plan.served, "{:?}", plan.reason);
+    let members = &plan.body.as_ref().expect("a body").members;
+    assert!(!members["status"].required);
+    assert!(members["title"].required && members["project_id"].required);
+    let (created, error) = fixture.call(
+        "post_tasks",
+        json!({"body": {"title": "c", "project_id": 1}}),
+    );
+    assert!(!error, "{created}");
+    assert_eq!(created["body"]["status"], "todo", "{created}");
+}
+
+#[test]
 fn a_delete_no_read_showed_gone_is_observed_by_a_dependent_read_back() {
     // rails-ransack's person delete: nothing reads the ticket back, but the note referring to it
     // is read back with `ticketId` null: that read shows what the delete did (it clears the
