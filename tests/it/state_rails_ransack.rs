@@ -182,3 +182,16 @@ fn a_task_create_leaves_out_what_the_nested_creates_left_out_and_answers_the_key
     assert_eq!(answer["status"], json!(status), "{answer:#}");
     assert_eq!(answer["body"], live, "{answer:#}");
 }
+
+#[test]
+fn a_set_predicate_is_offered_on_other_fields_in_the_list_spelling_recorded() {
+    // `q[status_in][]` (entries 15, 23) is a list of values: `q[priority_in][]` is offered so
+    // and answers probe-reads entry 13 as live.
+    let served = serve_corpus_app(APP);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("q[priority_in][]".to_owned(), json!(["1", "3"]));
+    let (answer, is_error) = served.call("get_tasks", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    assert_eq!(answer["body"], live_answer(APP, "probe-reads", 13).1);
+}

@@ -476,12 +476,20 @@ fn reads_value_list(role: &crate::model::QueryRole) -> bool {
         || matches!(role, crate::model::QueryRole::Filter { op, .. } if op == "between")
 }
 
-/// Whether a name ends in a bracketed operator word (`[inq]`, `[between]`).
+/// Whether a name ends in a bracketed operator word (`[inq]`, `[between]`), alone or after a
+/// field and an underscore (`q[status_in]`).
 fn spells_operator(name: &str) -> bool {
+    let operator = rea_plugin_api::query_fields::operator_word;
     name.strip_suffix(']')
         .and_then(|inner| inner.rsplit_once('['))
-        .and_then(|(_, word)| rea_plugin_api::query_fields::operator_word(word))
-        .is_some()
+        .is_some_and(|(_, word)| {
+            // The word itself (`projectId[inq]`), or after the field and an underscore
+            // (Ransack's `q[status_in]`).
+            operator(word).is_some()
+                || word
+                    .rsplit_once('_')
+                    .is_some_and(|(field, last)| !field.is_empty() && operator(last).is_some())
+        })
 }
 
 /// The query arguments of a write selecting its entities by its query (see
@@ -1180,5 +1188,26 @@ mod tests {
             role_description(&QueryRole::Sort, Wording::Brief),
             role_description(&QueryRole::Sort, Wording::Sentence)
         );
+    }
+
+    #[test]
+    fn an_operator_word_spelled_in_the_last_brackets_alone_or_after_a_field() {
+        for name in [
+            "projectId[inq]",
+            "filter[status][in]",
+            "q[status_in]",
+            "q[id_not_in]",
+        ] {
+            assert!(super::spells_operator(name), "{name}");
+        }
+        for name in [
+            "status",
+            "q[status]",
+            "q[in_progress]",
+            "filter[title]",
+            "status_in",
+        ] {
+            assert!(!super::spells_operator(name), "{name}");
+        }
     }
 }
