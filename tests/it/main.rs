@@ -9,6 +9,7 @@ mod compare_support;
 mod self_mcp_crate_support;
 mod self_mcp_support;
 mod serve_support;
+mod state_nestjs_crud;
 mod state_rails_ransack;
 mod state_support;
 

@@ -240,7 +240,7 @@ fn condition(members: &Object) -> Option<Condition<'_>> {
 
 /// The roles of a field compared by an operator word: its bracket filter's, none for a word no
 /// operator spells.
-fn compared_roles(field: &str, operator: &str) -> Vec<QueryRole> {
+pub(crate) fn compared_roles(field: &str, operator: &str) -> Vec<QueryRole> {
     match operator {
         // SQLAlchemy's `like` is SQL's: a pattern (`%page%`), not a substring.
         "like" => vec![QueryRole::filter(field, "pattern")],
@@ -261,7 +261,7 @@ fn text_member<'a>(members: &'a Object, keys: &[&str]) -> Option<&'a str> {
 }
 
 /// A word naming a logical group.
-fn is_group_word(text: &str) -> bool {
+pub(crate) fn is_group_word(text: &str) -> bool {
     matches!(text, "or" | "and" | "not")
 }
 

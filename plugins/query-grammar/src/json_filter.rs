@@ -104,6 +104,9 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
     if let Some(terms) = crate::rison_query::terms(name, value) {
         return Some(terms);
     }
+    if let Some(terms) = crate::delimited::terms(name, value) {
+        return Some(terms);
+    }
     if !value.trim_start().starts_with('{') {
         return bracket_term(name, value).map(|term| vec![term]);
     }

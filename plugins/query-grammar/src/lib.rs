@@ -20,7 +20,8 @@
 //!   operator word and a value (`filter=[{"name": "estimate", "op": "ge", "val": 5}]`,
 //!   [`filter_list`]), is its conditions' bracket filters; a whole query spelled as one Rison
 //!   object (`q=(filters:!((col:status,opr:eq,value:todo)),page:0)`, [`rison_query`]) the
-//!   terms of its bracket spelling.
+//!   terms of its bracket spelling; a condition spelled in one value between a repeated
+//!   delimiter (`filter=status||$eq||todo`, [`delimited`]) the term of its bracket spelling.
 //! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
 //!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
 //!   `key`, split into filter and sort terms read in the call's direction.
@@ -35,6 +36,7 @@
 
 pub mod affixes;
 pub mod companion;
+pub mod delimited;
 pub mod filter_list;
 pub mod json_filter;
 pub mod key_range;

@@ -190,6 +190,9 @@ struct Replay<'a> {
     /// Per draft, whether it writes one entity its path names and nothing else: one member of
     /// a held entity (see [`super::member`]), or an update or delete of one item.
     member_writes: Vec<bool>,
+    /// Per draft, whether it deletes one item its path names and learned no effect on the
+    /// entities referring to it: it changes no other entity.
+    lone_deletes: Vec<bool>,
 }
 
 /// Whether a draft writes one entity its path names: one member of a held entity (see
@@ -250,6 +253,14 @@ impl<'a> Replay<'a> {
             folders: Default::default(),
             folder_types: Default::default(),
             member_writes: drafts.iter().map(writes_one_named_entity).collect(),
+            lone_deletes: drafts
+                .iter()
+                .map(|draft| {
+                    draft.plan.effect == super::model::Effect::Delete
+                        && writes_one_named_entity(draft)
+                        && !draft.plan.has_dependents()
+                })
+                .collect(),
         }
     }
 }
@@ -404,11 +415,22 @@ impl Replay<'_> {
                         .filter(|event| !self.events[*event].confirmed(shown))
                         // A write adopted after it may have made the difference.
                         .filter(|event| self.adopted_after.is_none_or(|adopted| adopted <= *event))
+                        // A delete of another item changing nothing else cannot have.
+                        .filter(|event| !self.deletes_alone(*event, keys))
                         .collect()
                 })
                 .unwrap_or_default();
         }
         (unconfirmed, touched_unmodelled)
+    }
+
+    /// Whether an event deletes one item that is none of `keys` and changes no other entity (see
+    /// `lone_deletes`): a disagreement about `keys` is none of its doing.
+    fn deletes_alone(&self, event: usize, keys: &[Key]) -> bool {
+        let event = &self.events[event];
+        event.delete
+            && !keys.contains(&event.key)
+            && event.draft.is_some_and(|draft| self.lone_deletes[draft])
     }
 
     /// A disagreement no unconfirmed write of its entities explains: entities of unwritten types

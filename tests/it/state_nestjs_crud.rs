@@ -1,0 +1,56 @@
+//! nestjs-crud (corpus app `nestjs-crud`), NestJS with @dataui/crud, recorded to measure an
+//! application the engine was not developed on (reads 12/52 and CRUD 23/48 before): its lists
+//! filter by conditions spelled in one value, `filter=<field>||<operator>||<value>`
+//! (`filter=status||$eq||todo`, `$in` with a comma list, `$isnull` with none), each repeated
+//! parameter one condition.
+
+use crate::state_query_grammar::assert_live_answers;
+use crate::state_support::{serve_corpus_app, write_plan};
+
+const APP: &str = "nestjs-crud";
+
+#[test]
+fn a_condition_delimited_in_one_value_answers_other_fields_operators_and_lists() {
+    // The build used each operator on some field (entries 3 to 27): other values, other fields
+    // and the sibling lists answer as live.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /tasks?filter=status||$eq||doing",
+            "GET /tasks?filter=estimate||$gte||8",
+            "GET /tasks?filter=title||$cont||wallet",
+            "GET /tasks?filter=status||$in||todo,done",
+            "GET /tasks?filter=due||$notnull",
+        ],
+    );
+    assert_live_answers(
+        APP,
+        "get_people",
+        &[
+            "GET /people?filter=email||$notnull",
+            "GET /people?filter=name||$starts||B",
+        ],
+    );
+    assert_live_answers(
+        APP,
+        "get_projects",
+        &["GET /projects?filter=budget||$lt||80"],
+    );
+}
+
+#[test]
+fn writes_confirmed_by_delimited_filters_are_served() {
+    // The people and project PATCHes (entries 85, 96) are confirmed by `||`-filtered lists (86,
+    // 97), evaluated now; the task delete is not charged for the project delete's cascade read
+    // 104 shows (a delete of one other item changes nothing else).
+    let served = serve_corpus_app(APP);
+    for tool in [
+        "patch_people_by_id",
+        "patch_projects_by_id",
+        "delete_tasks_by_id",
+    ] {
+        let plan = write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {plan:?}");
+    }
+}
