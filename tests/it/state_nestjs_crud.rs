@@ -4,8 +4,10 @@
 //! (`filter=status||$eq||todo`, `$in` with a comma list, `$isnull` with none), each repeated
 //! parameter one condition.
 
+use serde_json::json;
+
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::{serve_corpus_app, write_plan};
+use crate::state_support::{id_and_body, live_answer, serve_corpus_app, write_plan};
 
 const APP: &str = "nestjs-crud";
 
@@ -53,4 +55,16 @@ fn writes_confirmed_by_delimited_filters_are_served() {
         let plan = write_plan(&served, tool);
         assert!(plan.served, "{tool}: {plan:?}");
     }
+}
+
+#[test]
+fn an_update_to_a_taken_code_answers_the_create_s_conflict() {
+    // The build's create of a taken code answered 409 (entry 108): the projects PATCH of
+    // probe-crud entry 41, setting another project's code, answers it.
+    let served = serve_corpus_app(APP);
+    let arguments = id_and_body(&served, "patch_projects_by_id", "2", json!({"code": "DAT"}));
+    let (refused, _) = served.call("patch_projects_by_id", arguments);
+    let (status, live) = live_answer(APP, "probe-crud", 41);
+    assert_eq!(refused["status"], json!(status), "{refused:#}");
+    assert_eq!(refused["body"], live, "{refused:#}");
 }

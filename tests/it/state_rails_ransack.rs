@@ -195,3 +195,21 @@ fn a_set_predicate_is_offered_on_other_fields_in_the_list_spelling_recorded() {
     assert_eq!(answer["state"]["source"], "state", "{answer:#}");
     assert_eq!(answer["body"], live_answer(APP, "probe-reads", 13).1);
 }
+
+#[test]
+fn an_update_to_a_taken_code_answers_the_create_s_refusal() {
+    // The build's create of a taken code was refused 422 (entry 97): the projects PATCH of
+    // probe-crud entry 44, setting another project's code, answers it; its own code is no
+    // other project's.
+    let served = serve_corpus_app(APP);
+    let patch = |id: &str, code: &str| {
+        let arguments = id_and_body(&served, "patch_projects_by_id", id, json!({"code": code}));
+        served.call("patch_projects_by_id", arguments).0
+    };
+    let (status, live) = live_answer(APP, "probe-crud", 44);
+    let refused = patch("1", "WEB");
+    assert_eq!(refused["status"], json!(status), "{refused:#}");
+    assert_eq!(refused["body"], live, "{refused:#}");
+    let own = patch("1", "OPS");
+    assert_eq!(own["status"], json!(200), "{own:#}");
+}

@@ -260,6 +260,9 @@ pub(super) fn spells(answer: &Json, text: &str) -> bool {
 /// A copy makes a new record of its type (see [`WritePlan::copies`]): the taken values a create
 /// of that type was refused for are refused for the copy too (the same recorded failure,
 /// renamed to the sent value), so a copy never stores a value the type's creates showed taken.
+/// So are they for an update of one entity of the type, setting a member to a value another
+/// entity holds (Rails' uniqueness validation and a SQL unique constraint refuse an update as
+/// they refuse a create: rails-ransack's and nestjs-crud's project `PATCH` of a taken code).
 pub(super) fn share_with_copies(drafts: &mut [Draft]) {
     let learned: Vec<(String, Vec<ConflictModel>)> = drafts
         .iter()
@@ -271,7 +274,8 @@ pub(super) fn share_with_copies(drafts: &mut [Draft]) {
             ))
         })
         .collect();
-    for draft in drafts.iter_mut().filter(|draft| draft.plan.copies) {
+    let shares = |plan: &WritePlan| plan.copies || plan.effect == Effect::Update && !plan.bulk;
+    for draft in drafts.iter_mut().filter(|draft| shares(&draft.plan)) {
         let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
             continue;
         };
@@ -328,8 +332,9 @@ fn held_before<'a>(
     seeded.chain(created).collect()
 }
 
-/// The recorded refusal a served create answers when it sends a value its collection holds in a
-/// member the plan learned a conflict of; `None`: no conflict.
+/// The recorded refusal a served create (or update) answers when it sends a value its collection
+/// holds in a member the plan learned a conflict of (an update: another entity than its own);
+/// `None`: no conflict (an update of an entity the state does not hold answers as missing).
 pub(super) fn answer(
     service: &StateService,
     plan: &WritePlan,
@@ -340,12 +345,20 @@ pub(super) fn answer(
     }
     let entity_type = plan.entity_type()?;
     let sent = sent_members(plan, input.body.as_ref())?;
-    let (collection, _) = call_target(plan, input)?;
+    let (collection, id) = call_target(plan, input)?;
     keep_conflict_values(service, plan, entity_type, &collection);
     let live = service.read();
+    // An update's own entity: a value it holds already is no other entity's.
+    let updated = match (plan.effect, &id) {
+        (Effect::Update, Some(id)) if !plan.copies => {
+            Some(live.entity(entity_type, &collection, id)?)
+        }
+        _ => None,
+    };
     let conflict = plan.conflicts.iter().find(|conflict| {
         object_member_at(sent, &conflict.member).is_some_and(|value| {
-            live.holds_value(entity_type, &collection, &conflict.member, value)
+            updated.is_none_or(|entity| member_at(&entity.fields, &conflict.member) != Some(value))
+                && live.holds_value(entity_type, &collection, &conflict.member, value)
         })
     })?;
     let value = object_member_at(sent, &conflict.member)?

@@ -3386,6 +3386,68 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
 
+#[test]
+fn an_update_to_a_value_another_entity_holds_answers_the_create_s_refusal() {
+    // The build's create of a taken name was refused (409); a PATCH of a list (confirmed by its
+    // read) setting another list's name answers that refusal, its own name or a free one writes.
+    let list = |id: u64, name: &str| json!({"id": id, "name": name});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/lists",
+            200,
+            json!([list(1, "alpha"), list(3, "omega")]),
+        ),
+        get(1, "/lists/1", 200, list(1, "alpha")),
+        record(
+            2,
+            "POST",
+            "/lists",
+            Some(json!({"name": "beta"})),
+            201,
+            list(2, "beta"),
+        ),
+        get(3, "/lists/2", 200, list(2, "beta")),
+        record(
+            4,
+            "POST",
+            "/lists",
+            Some(json!({"name": "beta"})),
+            409,
+            json!({"message": "list with name 'beta' already exists"}),
+        ),
+        record(
+            5,
+            "PATCH",
+            "/lists/2",
+            Some(json!({"name": "gamma"})),
+            200,
+            list(2, "gamma"),
+        ),
+        get(6, "/lists/2", 200, list(2, "gamma")),
+    ]);
+    let update = fixture.plan("patch_lists_by_id");
+    assert!(update.served, "{:?}", update.reason);
+    assert_eq!(update.conflicts.len(), 1, "{:?}", update.conflicts);
+    let patch = |id: &str, name: &str| {
+        fixture.call(
+            "patch_lists_by_id",
+            json!({"id": id, "body": {"name": name}}),
+        )
+    };
+    // Served from the state before the build's writes: list 3 holds "omega".
+    let (refused, _) = patch("1", "omega");
+    assert_eq!(refused["status"], 409, "{refused}");
+    assert_eq!(
+        refused["body"],
+        json!({"message": "list with name 'omega' already exists"})
+    );
+    let (own, error) = patch("1", "alpha");
+    assert!(!error && own["status"] == 200, "{own}");
+    let (free, error) = patch("1", "delta");
+    assert!(!error && free["body"] == list(1, "delta"), "{free}");
+}
+
 /// A create refused with `failure` for sending `sent`, before the first create that worked.
 fn refused_first_create(sent: Value, failure: Value) -> Fixture {
     let list = |id: u64, name: &str| json!({"id": id, "name": name, "color": "red"});
