@@ -68,3 +68,15 @@ fn an_update_to_a_taken_code_answers_the_create_s_conflict() {
     assert_eq!(refused["status"], json!(status), "{refused:#}");
     assert_eq!(refused["body"], live, "{refused:#}");
 }
+
+#[test]
+fn a_sort_value_naming_a_direction_word_after_a_comma_sorts_every_list() {
+    // `sort=priority,DESC` (entries 28 to 33): the word after the comma directs the key before it.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &["GET /tasks?sort=due,DESC", "GET /tasks?sort=estimate,ASC"],
+    );
+    assert_live_answers(APP, "get_people", &["GET /people?sort=email,ASC"]);
+    assert_live_answers(APP, "get_projects", &["GET /projects?sort=code,ASC"]);
+}

@@ -682,17 +682,32 @@ pub(crate) fn sort_key(key: &str) -> Option<(String, bool)> {
 /// `None` when one cannot be read.
 pub fn sort_keys(value: &str) -> Option<Vec<(String, bool)>> {
     if !value.trim_start().starts_with('[') {
-        return value
-            .split(',')
-            .filter(|key| !key.is_empty())
-            .map(sort_key)
-            .collect();
+        return comma_sort_keys(value);
     }
     let Ok(Json::Array(items)) = Json::parse(value.as_bytes()) else {
         return None;
     };
     let keys: Option<Vec<(String, bool)>> = items.iter().map(json_sort_key).collect();
     keys.filter(|keys| !keys.is_empty())
+}
+
+/// Comma-separated sort keys (see [`sort_key`]); a part that is a direction word alone gives the
+/// key before it its direction (@nestjsx/crud's `sort=priority,DESC`), when that key spelled
+/// none.
+fn comma_sort_keys(value: &str) -> Option<Vec<(String, bool)>> {
+    let mut keys: Vec<(String, bool)> = Vec::new();
+    let mut directed = true;
+    for part in value.split(',').filter(|part| !part.is_empty()) {
+        let word = part.trim().to_ascii_lowercase();
+        if matches!(word.as_str(), "asc" | "desc") && !directed {
+            keys.last_mut()?.1 = word == "desc";
+            directed = true;
+            continue;
+        }
+        keys.push(sort_key(part)?);
+        directed = part.starts_with('-') || part.split_whitespace().nth(1).is_some();
+    }
+    Some(keys)
 }
 
 /// One item of a JSON sort array as its key (see [`sort_keys`]).
@@ -1309,6 +1324,17 @@ mod tests {
                 ("views".to_owned(), true),
                 ("title".to_owned(), false)
             ])
+        );
+        // A direction word alone directs the key before it (`sort=views,DESC`), once.
+        let keys = |value: &str| sort_keys(value).expect("keys");
+        assert_eq!(keys("views,DESC"), [("views".to_owned(), true)]);
+        assert_eq!(
+            keys("views,asc,title"),
+            [("views".to_owned(), false), ("title".to_owned(), false)]
+        );
+        assert_eq!(
+            keys("-views,desc"),
+            [("views".to_owned(), true), ("desc".to_owned(), false)]
         );
     }
 
