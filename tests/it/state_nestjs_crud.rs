@@ -80,3 +80,19 @@ fn a_sort_value_naming_a_direction_word_after_a_comma_sorts_every_list() {
     assert_live_answers(APP, "get_people", &["GET /people?sort=email,ASC"]);
     assert_live_answers(APP, "get_projects", &["GET /projects?sort=code,ASC"]);
 }
+
+#[test]
+fn repeated_conditions_hold_together() {
+    // Two `filter=` conditions (as entry 7 sent): each splits into its own term, and the tasks
+    // listed meet both, as probe-reads entry 16 shows.
+    let served = serve_corpus_app(APP);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert(
+        "filter".to_owned(),
+        json!(["status||$eq||doing", "assigneeId||$eq||2"]),
+    );
+    let (answer, is_error) = served.call("get_tasks", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    assert_eq!(answer["body"], live_answer(APP, "probe-reads", 16).1);
+}

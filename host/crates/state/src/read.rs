@@ -601,7 +601,9 @@ impl StateService {
                 .or_else(|| self.answer_created(tool, template, call, (exact, stale)))
                 .or_else(|| self.answer_sliced(tool, template, call, stale))
                 .unwrap_or_else(|| recording(reason)),
-            detail if !reads_repetitions(detail, call) => recording("repeated-query"),
+            detail if !reads_repetitions(detail, call) && !self.splits_repetitions(call) => {
+                recording("repeated-query")
+            }
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => self
                     .answer_digest(tool, &view.path_template, item, call, exact)
@@ -2363,6 +2365,33 @@ impl StateService {
         field
             .split_once('.')
             .is_some_and(|(member, _)| list.joins.iter().any(|join| join.member == member))
+    }
+
+    /// Whether the query grammars split every value of each name the call repeats into terms, no
+    /// term named twice: a repeated expression parameter (@nestjsx/crud's two `filter=` conditions)
+    /// is a conjunction of its terms, as one query's terms are.
+    fn splits_repetitions(&self, call: &Call) -> bool {
+        let repeated: Vec<(String, String)> = (call.query.iter())
+            .filter(|(_, values)| values.len() > 1)
+            .flat_map(|(name, values)| {
+                values
+                    .iter()
+                    .map(move |value| (name.clone(), value.clone()))
+            })
+            .collect();
+        if repeated.is_empty() {
+            return false;
+        }
+        let expanded = crate::query_terms::expand(self.rules(), &repeated, &[]);
+        let mut names: Vec<&String> = expanded.pairs.iter().map(|(name, _)| name).collect();
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        names.len() == count
+            && expanded
+                .pairs
+                .iter()
+                .all(|(name, _)| expanded.candidates.contains_key(name))
     }
 
     /// A call's query with its expressions split by the query grammars, given the fields the
