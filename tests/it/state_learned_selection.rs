@@ -155,7 +155,8 @@ fn the_evidence_alone_names_each_apps_selection_and_nothing_else() {
     // The name list set aside, every corpus app's reads: the selection parameters whose every
     // recorded read showed the held fields it named (parse-server's `keys` and Kinto's
     // `_fields` keeping the identity and clocks, FeathersJS's `$select`, LoopBack's folded
-    // `filter[fields]`, Roundup's `@fields`, PiccoloCRUD's `__visible_fields`), and no filter,
+    // `filter[fields]`, Roundup's `@fields`, PiccoloCRUD's `__visible_fields`, @nestjsx/crud's
+    // `fields`), and no filter,
     // sort, page or inclusion of any app. Directus's `fields` also reaches through relations
     // (`*,project.*`) and Sails' `select` keeps other fields per type: the name list alone
     // learns those.
@@ -163,6 +164,7 @@ fn the_evidence_alone_names_each_apps_selection_and_nothing_else() {
         ("feathers", "$select"),
         ("kinto", "_fields"),
         ("loopback", "filter[fields]"),
+        ("nestjs-crud", "fields"),
         ("parse-server", "keys"),
         ("piccolo", "__visible_fields"),
         ("roundup", "@fields"),
