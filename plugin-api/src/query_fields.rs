@@ -368,7 +368,7 @@ fn with_star_wildcards(roles: &mut Vec<QueryRole>, worded: usize) {
 /// Each split of a name at an underscore into a field and an operator word after it
 /// (`status_not_eq`: `status` and `ne`; `assignee_id_null`: `assignee_id` and `null`), the
 /// longest field first; a name holding a bracket or a brace splits none.
-fn worded_suffixes(name: &str) -> Vec<(&str, &'static str)> {
+pub fn worded_suffixes(name: &str) -> Vec<(&str, &'static str)> {
     if name.contains(['[', ']', '{', '}']) {
         return Vec::new();
     }

@@ -486,9 +486,7 @@ fn spells_operator(name: &str) -> bool {
             // The word itself (`projectId[inq]`), or after the field and an underscore
             // (Ransack's `q[status_in]`).
             operator(word).is_some()
-                || word
-                    .rsplit_once('_')
-                    .is_some_and(|(field, last)| !field.is_empty() && operator(last).is_some())
+                || !rea_plugin_api::query_fields::worded_suffixes(word).is_empty()
         })
 }
 

@@ -132,7 +132,7 @@ fn spelled_link(name: &str, objects: &[&Object]) -> Option<(String, Option<Strin
 }
 
 /// The member and key a name spells as an association (the member's name less its id suffix,
-/// `project` for `project_id` or `projectId`, see [`crate::relations::association_of`]), an
+/// `project` for `project_id` or `projectId`, see [`crate::query::foreign_key_relation`]), an
 /// underscore, then the key, with an operator word
 /// spelling equality after it or none, in a wrapper's brackets or not (Ransack's
 /// `q[project_code_eq]`, `q[assignee_role_eq]`): the longest such association the listed objects
@@ -156,7 +156,7 @@ fn association_name(name: &str, objects: &[&Object]) -> Option<(String, String)>
             object
                 .iter()
                 .map(|(member, _)| member)
-                .filter(|member| crate::relations::association_of(member) == Some(stem))
+                .filter(|member| crate::query::foreign_key_relation(member) == Some(stem))
                 .min()
         })?;
         Some((member.to_owned(), key.to_owned()))

@@ -119,7 +119,7 @@ fn nested_member<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
 /// linkage (`relationships.project.data.id`). Read only where no member holds the field and the
 /// relation is a relation object, and a filter on it is learned only where recorded lines
 /// filtering by it are reproduced.
-fn foreign_key_relation(field: &str) -> Option<&str> {
+pub(crate) fn foreign_key_relation(field: &str) -> Option<&str> {
     field
         .strip_suffix("_id")
         .or_else(|| field.strip_suffix("Id"))

@@ -86,21 +86,11 @@ pub struct Relation {
     pub link: Link,
 }
 
-/// The association a member naming a related entity by its id spells: the member's name less
-/// its id suffix (`project` for `project_id` or `projectId`), as ORMs name the relation a
-/// foreign key holds (Rails' `belongs_to :project` over `project_id`). `None` for a name without
-/// such a suffix or with nothing before it.
-pub fn association_of(member: &str) -> Option<&str> {
-    member
-        .strip_suffix("_id")
-        .or_else(|| member.strip_suffix("Id"))
-        .filter(|stem| !stem.is_empty() && !stem.ends_with('_'))
-}
-
-/// Whether an application's key names a member: the member itself or its association (see
-/// [`association_of`]; Rails keys a missing `project_id`'s error `project`).
+/// Whether an application's key names a member: the member itself or the relation it holds the
+/// foreign key of (see [`crate::query::foreign_key_relation`]; Rails keys a missing
+/// `project_id`'s error `project`).
 pub fn names_member(key: &str, member: &str) -> bool {
-    key == member || association_of(member) == Some(key)
+    key == member || crate::query::foreign_key_relation(member) == Some(key)
 }
 
 /// Teaches each item and list view the relations the reads of its entity type showed (see the
@@ -1114,10 +1104,11 @@ mod tests {
 
     #[test]
     fn an_id_member_names_its_association() {
-        assert_eq!(association_of("project_id"), Some("project"));
-        assert_eq!(association_of("assigneeId"), Some("assignee"));
+        use crate::query::foreign_key_relation;
+        assert_eq!(foreign_key_relation("project_id"), Some("project"));
+        assert_eq!(foreign_key_relation("assigneeId"), Some("assignee"));
         for plain in ["id", "_id", "Id", "title", "a__id"] {
-            assert_eq!(association_of(plain), None, "{plain}");
+            assert_eq!(foreign_key_relation(plain), None, "{plain}");
         }
         assert!(names_member("project", "project_id"));
         assert!(names_member("title", "title"));
