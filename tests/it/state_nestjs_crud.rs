@@ -2,7 +2,7 @@
 //! application the engine was not developed on (reads 12/52 and CRUD 23/48 before): its lists
 //! filter by conditions spelled in one value, `filter=<field>||<operator>||<value>`
 //! (`filter=status||$eq||todo`, `$in` with a comma list, `$isnull` with none), each repeated
-//! parameter one condition.
+//! parameter one condition; and pages in an envelope named in several spellings.
 
 use serde_json::json;
 
@@ -95,4 +95,22 @@ fn repeated_conditions_hold_together() {
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["state"]["source"], "state", "{answer:#}");
     assert_eq!(answer["body"], live_answer(APP, "probe-reads", 16).1);
+}
+
+#[test]
+fn pages_named_in_every_recorded_spelling_are_computed_in_the_envelope() {
+    // The build paged with `limit` and `per_page` beside `page`, and with `offset` beside `limit`
+    // (entries 35 to 41, one past the last page): other pages, sizes, offsets and a filtered
+    // page answer the `{data, count, total, page, pageCount}` envelope as live.
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &[
+            "GET /tasks?limit=4&page=3",
+            "GET /tasks?limit=6&page=2",
+            "GET /tasks?offset=5&limit=5",
+            "GET /tasks?per_page=3&page=5",
+            "GET /tasks?filter=projectId||$eq||2&limit=2&page=2",
+        ],
+    );
 }

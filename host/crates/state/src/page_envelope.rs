@@ -3,15 +3,18 @@
 //! "pages": 3, "items": 8, "data": […]}` where plain reads answer the array).
 //!
 //! Learned from the list's checked reads holding their list at another place than its plain
-//! reads: the page-number and page-size parameters every such read named (their roles proposed
-//! by `query_fields` and kept when the state reproduces every such read's members), and for each
-//! scalar envelope member the one page arithmetic every such read showed ([`PageFormula`]: the
-//! number matched, the page count, the first, last, previous and next page numbers, or one
-//! constant). A call naming those parameters is evaluated over the state like any list query and
-//! rendered into the envelope with each member computed; a page past the last one, or a list
-//! matching nothing, is not shown by the recordings and answers not modelled.
+//! reads: the page position (a page number or an offset) and page-size parameters each such read
+//! named, in each spelling the reads used (`limit` or `per_page` beside `page`, `offset` beside
+//! `limit`; their roles proposed by `query_fields`, or the model's own for a size plain reads
+//! send, and kept when the state reproduces every such read's members), and for each scalar
+//! envelope member the one page arithmetic every such read showed ([`PageFormula`]: the number
+//! matched, the page count, the first, last, previous, next and own page numbers, the number
+//! listed, or one constant; an offset names the page holding it). A call naming the parameters
+//! of one spelling is evaluated over the state like any list query and rendered into the
+//! envelope with each member computed; a page past the last one, or of a list matching nothing,
+//! answers only where a read showed such a page, else not modelled.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 use serde::{Deserialize, Serialize};
@@ -37,6 +40,10 @@ pub enum PageFormula {
     PrevPage,
     /// The next page's number, null on the last page.
     NextPage,
+    /// The page's own number (an offset's page where an offset names it).
+    Number,
+    /// The number of members on the page.
+    Listed,
     /// One value every page showed.
     Constant {
         /// The value.
@@ -46,13 +53,15 @@ pub enum PageFormula {
 
 /// The candidate formulas, in the order a member's recorded values try them (computed ones before
 /// a constant, so a value every recorded page happened to share is still computed).
-const COMPUTED: [PageFormula; 6] = [
+const COMPUTED: [PageFormula; 8] = [
     PageFormula::Matched,
     PageFormula::Pages,
     PageFormula::FirstPage,
     PageFormula::LastPage,
     PageFormula::PrevPage,
     PageFormula::NextPage,
+    PageFormula::Number,
+    PageFormula::Listed,
 ];
 
 /// A page of a list: its number, the page size, the base numbering the first page, the matches.
@@ -66,6 +75,8 @@ pub struct PageNumbers {
     pub base: u64,
     /// How many members matched before paging.
     pub matched: usize,
+    /// How many members the page lists.
+    pub listed: usize,
 }
 
 impl PageNumbers {
@@ -82,6 +93,11 @@ impl PageNumbers {
             && self.page - self.base < self.pages()
     }
 
+    /// Whether the page lies after the last one (a page of nothing past the first included).
+    pub fn past_the_last(&self) -> bool {
+        self.size > 0 && self.page >= self.base && !self.shown()
+    }
+
     /// A formula's value on this page.
     pub fn value(&self, formula: &PageFormula) -> Json {
         let number = |value: u64| Json::from(value);
@@ -94,6 +110,8 @@ impl PageNumbers {
             PageFormula::PrevPage if self.page > self.base => number(self.page - 1),
             PageFormula::NextPage if self.page < last => number(self.page + 1),
             PageFormula::PrevPage | PageFormula::NextPage => Json::Null,
+            PageFormula::Number => number(self.page),
+            PageFormula::Listed => number(self.listed as u64),
             PageFormula::Constant { constant } => constant.clone(),
         }
     }
@@ -104,8 +122,20 @@ impl PageNumbers {
 pub struct PageEnvelope {
     /// Where the array sits in it.
     pub list_pointer: String,
-    /// The page-number and page-size parameters (name → role) every paged read named.
+    /// The page-number, offset and page-size parameters (name → role) the paged reads named.
     pub parameters: BTreeMap<String, QueryRole>,
+    /// The sets of those parameters the paged reads named, each sorted (`limit` with `page`,
+    /// `offset` with `limit`): a call asks for the envelope when the ones it names are one of
+    /// them. Empty in a state stored before they were learned: every parameter then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spellings: Vec<Vec<String>>,
+    /// The number of the page an offset names when it is the page size's multiple (the page
+    /// base the envelope's numbers showed).
+    #[serde(default = "first_page_number")]
+    pub first_page: u64,
+    /// Whether a paged read showed a page past the last one (listing nothing) in the envelope.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub past_end: bool,
     /// Each scalar envelope member (pointer) and how it follows from the page.
     pub members: Vec<(String, PageFormula)>,
     /// The record whose envelope, status and headers answers take.
@@ -114,12 +144,39 @@ pub struct PageEnvelope {
     pub record_ordinals: Vec<u64>,
 }
 
+/// The page base of a state stored before the envelope kept one (pages counted from 1).
+fn first_page_number() -> u64 {
+    1
+}
+
+/// Where a call's page starts: a page number (with its base) or an offset.
+enum PagePosition {
+    Number(u64, u64),
+    Offset(u64),
+}
+
 impl PageEnvelope {
-    /// Whether a call asks for this envelope: it names every one of its parameters.
+    /// Whether a call asks for this envelope: the parameters of it the call names are one of
+    /// its spellings (every parameter, in a state stored without them).
     pub fn names_call(&self, pairs: &[(String, String)]) -> bool {
-        self.parameters
-            .keys()
-            .all(|name| pairs.iter().any(|(sent, _)| sent == name))
+        let named: BTreeSet<&str> = pairs
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| self.parameters.contains_key(*name))
+            .collect();
+        if self.spellings.is_empty() {
+            return named.len() == self.parameters.len();
+        }
+        self.spellings.iter().any(|spelling| {
+            spelling.len() == named.len()
+                && spelling.iter().all(|name| named.contains(name.as_str()))
+        })
+    }
+
+    /// Whether the envelope answers a page: one among the matches, or one past the last where a
+    /// recorded read showed such a page.
+    pub fn serves(&self, numbers: &PageNumbers) -> bool {
+        numbers.shown() || (self.past_end && numbers.past_the_last())
     }
 
     /// The list's query model with the envelope's parameters added.
@@ -131,23 +188,40 @@ impl PageEnvelope {
         extended
     }
 
-    /// The page a call's arguments name, given the number matched.
-    pub fn numbers(&self, pairs: &[(String, String)], matched: usize) -> Option<PageNumbers> {
-        let mut page = None;
-        let mut size = None;
+    /// The page a call's arguments name, given the number matched and the number listed; an
+    /// offset names the page holding it.
+    pub fn numbers(
+        &self,
+        pairs: &[(String, String)],
+        (matched, listed): (usize, usize),
+    ) -> Option<PageNumbers> {
+        let mut position = None;
+        let mut size: Option<u64> = None;
         for (name, value) in pairs {
             match self.parameters.get(name) {
-                Some(QueryRole::Page { base }) => page = Some((value.parse().ok()?, *base)),
+                Some(QueryRole::Page { base }) => {
+                    position = Some(PagePosition::Number(value.parse().ok()?, *base));
+                }
+                Some(QueryRole::Offset) => {
+                    position = Some(PagePosition::Offset(value.parse().ok()?))
+                }
                 Some(QueryRole::PageSize) => size = Some(value.parse().ok()?),
                 _ => {}
             }
         }
-        let (page, base) = page?;
+        let size = size?;
+        let (page, base) = match position? {
+            PagePosition::Number(page, base) => (page, base),
+            PagePosition::Offset(offset) => {
+                (offset.checked_div(size)? + self.first_page, self.first_page)
+            }
+        };
         Some(PageNumbers {
             page,
-            size: size?,
+            size,
             base,
             matched,
+            listed,
         })
     }
 
@@ -179,18 +253,20 @@ pub struct PagedRead<'a> {
     pub ids: Vec<&'a str>,
 }
 
-/// The roles the paging parameters of a read may play: each name `query_fields` proposes a page
-/// number or a page size for, absent from the model.
+/// The roles the paging parameters of a read may play: the model's paging role of a name (a
+/// page size plain reads also send), else the paging role `query_fields` proposes for a name
+/// absent from the model.
 fn paging_candidates(model: &QueryModel, pairs: &[(String, String)]) -> Vec<(String, QueryRole)> {
     pairs
         .iter()
-        .filter(|(name, _)| model.role(name).is_none())
         .filter_map(|(name, _)| {
-            let roles = crate::query::candidate_roles(name, &|_| false);
-            roles
-                .into_iter()
-                .find(QueryRole::is_paging)
-                .map(|role| (name.clone(), role))
+            let role = match model.role(name) {
+                Some(role) => Some(role.clone()).filter(QueryRole::is_paging),
+                None => crate::query::candidate_roles(name, &|_| false)
+                    .into_iter()
+                    .find(QueryRole::is_paging),
+            };
+            role.map(|role| (name.clone(), role))
         })
         .collect()
 }
@@ -209,34 +285,56 @@ fn with_base(roles: &[(String, QueryRole)], base: u64) -> BTreeMap<String, Query
         .collect()
 }
 
+/// The paging parameters of every read (name → role) and each read's spelling (the names it
+/// sent, sorted), when every read names one page position (a page number or an offset) and one
+/// page size.
+fn paging_spellings(
+    model: &QueryModel,
+    reads: &[PagedRead<'_>],
+) -> Option<(Vec<(String, QueryRole)>, Vec<Vec<String>>)> {
+    let mut roles: BTreeMap<String, QueryRole> = BTreeMap::new();
+    let mut spellings: Vec<Vec<String>> = Vec::new();
+    for read in reads {
+        let named = paging_candidates(model, read.pairs);
+        let positions = named
+            .iter()
+            .filter(|(_, role)| matches!(role, QueryRole::Page { .. } | QueryRole::Offset))
+            .count();
+        let sizes = named
+            .iter()
+            .filter(|(_, role)| *role == QueryRole::PageSize)
+            .count();
+        if (positions, sizes) != (1, 1) || named.len() != 2 {
+            return None;
+        }
+        let mut spelling: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
+        spelling.sort();
+        if !spellings.contains(&spelling) {
+            spellings.push(spelling);
+        }
+        roles.extend(named);
+    }
+    spellings.sort();
+    Some((roles.into_iter().collect(), spellings))
+}
+
 /// Learns a list's page envelope from its paged reads (all holding the list at `list_pointer`);
-/// `None` when they name different paging parameters, a read's members are not reproduced, or a
-/// member follows no one formula.
+/// `None` when a read names no one page position and size, a read's members are not reproduced,
+/// or a member follows no one formula.
 pub fn learn(
     model: &QueryModel,
     list_pointer: &str,
     reads: &[PagedRead<'_>],
 ) -> Option<PageEnvelope> {
     let first = reads.first()?;
-    let roles = paging_candidates(model, first.pairs);
-    let kinds = |roles: &[(String, QueryRole)]| {
-        let pages = roles
-            .iter()
-            .filter(|(_, role)| matches!(role, QueryRole::Page { .. }))
-            .count();
-        let sizes = roles
-            .iter()
-            .filter(|(_, role)| *role == QueryRole::PageSize)
-            .count();
-        (pages, sizes)
-    };
-    if kinds(&roles) != (1, 1) {
-        return None;
-    }
+    let (roles, spellings) = paging_spellings(model, reads)?;
     [1, 0].into_iter().find_map(|base| {
         let envelope = PageEnvelope {
             list_pointer: list_pointer.to_owned(),
             parameters: with_base(&roles, base),
+            spellings: spellings.clone(),
+            first_page: base,
+            past_end: false,
             members: Vec::new(),
             record_ordinal: first.ordinal,
             record_ordinals: reads.iter().map(|read| read.ordinal).collect(),
@@ -246,14 +344,17 @@ pub fn learn(
             .map(|read| reproduced(&envelope, model, read))
             .collect::<Option<Vec<PageNumbers>>>()?;
         let members = formulas(list_pointer, reads, &pages)?;
+        let past_end = pages.iter().any(|numbers| !numbers.shown());
         Some(PageEnvelope {
             members,
+            past_end,
             ..envelope
         })
     })
 }
 
-/// The page a read names, when evaluating it over its candidates lists exactly its members.
+/// The page a read names, when evaluating it over its candidates lists exactly its members: one
+/// among the matches, or one past the last listing nothing.
 fn reproduced(
     envelope: &PageEnvelope,
     model: &QueryModel,
@@ -272,8 +373,8 @@ fn reproduced(
     if listed != read.listed.iter().map(String::as_str).collect::<Vec<_>>() {
         return None;
     }
-    let numbers = envelope.numbers(read.pairs, evaluated.matched)?;
-    numbers.shown().then_some(numbers)
+    let numbers = envelope.numbers(read.pairs, (evaluated.matched, listed.len()))?;
+    (numbers.shown() || numbers.past_the_last()).then_some(numbers)
 }
 
 /// The one formula per scalar envelope member that every read shows.
@@ -346,11 +447,13 @@ mod tests {
     use crate::test_support::parsed_json as json;
 
     fn numbers(page: u64, size: u64, matched: usize) -> PageNumbers {
+        let before = (page.saturating_sub(1) * size) as usize;
         PageNumbers {
             page,
             size,
             base: 1,
             matched,
+            listed: matched.saturating_sub(before).min(size as usize),
         }
     }
 
@@ -362,8 +465,11 @@ mod tests {
         assert_eq!(middle.value(&PageFormula::PrevPage), Json::from(1u64));
         assert_eq!(middle.value(&PageFormula::NextPage), Json::from(3u64));
         assert_eq!(middle.value(&PageFormula::Matched), Json::from(8u64));
+        assert_eq!(middle.value(&PageFormula::Number), Json::from(2u64));
+        assert_eq!(middle.value(&PageFormula::Listed), Json::from(3u64));
         let last = numbers(3, 3, 8);
         assert_eq!(last.value(&PageFormula::NextPage), Json::Null);
+        assert_eq!(last.value(&PageFormula::Listed), Json::from(2u64));
         assert_eq!(numbers(1, 3, 8).value(&PageFormula::PrevPage), Json::Null);
     }
 
@@ -457,6 +563,107 @@ mod tests {
         assert_eq!(third.get("prev"), Some(&Json::from(2u64)));
         assert_eq!(third.get("next"), Some(&Json::Null));
         assert_eq!(third.get("data"), Some(&json(r#"[{"id": "e"}]"#)));
+    }
+
+    fn named(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    /// Pages named in three spellings (`limit` or `per_page` with `page`, `offset` with
+    /// `limit`), one past the last: the envelope counts the page's members and names its number.
+    #[test]
+    fn pages_named_in_several_spellings_teach_one_envelope() {
+        let ids = ["1", "2", "3", "4", "5", "6", "7"];
+        let objects = objects(&ids);
+        let candidates: Vec<&Object> = objects.iter().collect();
+        let body = |members: &[&str], page: u64, pages: u64| {
+            let data: Vec<String> = members
+                .iter()
+                .map(|id| format!(r#"{{"id": "{id}"}}"#))
+                .collect();
+            json(&format!(
+                r#"{{"data": [{}], "count": {}, "total": 7, "page": {page}, "pageCount": {pages}}}"#,
+                data.join(", "),
+                members.len()
+            ))
+        };
+        let (first, second, third) = (
+            named(&[("limit", "3"), ("page", "1")]),
+            named(&[("per_page", "2"), ("page", "2")]),
+            named(&[("offset", "4"), ("limit", "2")]),
+        );
+        let past = named(&[("limit", "3"), ("page", "5")]);
+        let bodies = [
+            body(&["1", "2", "3"], 1, 3),
+            body(&["3", "4"], 2, 4),
+            body(&["5", "6"], 3, 4),
+            body(&[], 5, 3),
+        ];
+        let queries = [&first, &second, &third, &past];
+        let reads: Vec<PagedRead<'_>> = queries
+            .iter()
+            .zip(&bodies)
+            .map(|(pairs, body)| read(pairs, body, &candidates, &ids))
+            .collect();
+        let envelope = learn(&QueryModel::of_roles(&[]), "/data", &reads).expect("learned");
+        assert!(envelope.past_end);
+        let spellings: Vec<Vec<&str>> = envelope
+            .spellings
+            .iter()
+            .map(|spelling| spelling.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            spellings,
+            [
+                vec!["limit", "offset"],
+                vec!["limit", "page"],
+                vec!["page", "per_page"]
+            ]
+        );
+        let formula = |name: &str| {
+            envelope
+                .members
+                .iter()
+                .find(|(pointer, _)| pointer == name)
+                .map(|(_, formula)| formula.clone())
+        };
+        assert_eq!(formula("/count"), Some(PageFormula::Listed));
+        assert_eq!(formula("/total"), Some(PageFormula::Matched));
+        assert_eq!(formula("/page"), Some(PageFormula::Number));
+        assert_eq!(formula("/pageCount"), Some(PageFormula::Pages));
+        // An offset names the page holding it; a spelling no read used asks no envelope.
+        let offset = named(&[("offset", "5"), ("limit", "2")]);
+        assert!(envelope.names_call(&offset));
+        assert_eq!(envelope.numbers(&offset, (7, 2)).map(|n| n.page), Some(3));
+        assert!(!envelope.names_call(&named(&[("limit", "2")])));
+        assert!(!envelope.names_call(&named(&[("offset", "5"), ("per_page", "2")])));
+        let beyond = envelope.numbers(&named(&[("limit", "3"), ("page", "9")]), (7, 0));
+        assert!(beyond.is_some_and(|numbers| envelope.serves(&numbers)));
+    }
+
+    #[test]
+    fn a_page_past_the_last_is_served_only_where_a_read_showed_one() {
+        let envelope = PageEnvelope {
+            list_pointer: "/data".to_owned(),
+            parameters: BTreeMap::new(),
+            spellings: Vec::new(),
+            first_page: 1,
+            past_end: false,
+            members: Vec::new(),
+            record_ordinal: 0,
+            record_ordinals: Vec::new(),
+        };
+        assert!(!envelope.serves(&numbers(4, 3, 8)));
+        assert!(envelope.serves(&numbers(3, 3, 8)));
+        let shown = PageEnvelope {
+            past_end: true,
+            ..envelope
+        };
+        assert!(shown.serves(&numbers(4, 3, 8)));
+        assert!(!shown.serves(&numbers(0, 3, 8)));
     }
 
     #[test]

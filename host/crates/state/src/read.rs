@@ -2517,8 +2517,8 @@ impl StateService {
         let numbers = match page {
             Some(envelope) => Some(
                 envelope
-                    .numbers(pairs, evaluated.matched)
-                    .filter(PageNumbers::shown)
+                    .numbers(pairs, (evaluated.matched, evaluated.members.len()))
+                    .filter(|numbers| envelope.serves(numbers))
                     .ok_or("unrecorded-request")?,
             ),
             None if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) => {

@@ -142,6 +142,19 @@ impl<'a> Evaluator<'a> {
     }
 }
 
+/// The scalar fields the entities of the list's type hold (what a query grammar splits terms
+/// against).
+fn type_fields(plan: &ListPlan, entities: &Entities) -> Vec<String> {
+    scalar_fields(
+        entities
+            .list
+            .iter()
+            .filter(|entity| entity.entity_type == plan.entity_type),
+    )
+    .into_iter()
+    .collect()
+}
+
 /// Learns parameter roles that reproduce the recorded query lines (see the module docs).
 pub(super) fn learn_query(
     plan: &ListPlan,
@@ -154,14 +167,7 @@ pub(super) fn learn_query(
     let has_whole = passing.iter().any(|observation| {
         pages_only(observation) && listed_collection(&observation.path, &plan.entity_type).is_some()
     });
-    let fields: Vec<String> = scalar_fields(
-        entities
-            .list
-            .iter()
-            .filter(|entity| entity.entity_type == plan.entity_type),
-    )
-    .into_iter()
-    .collect();
+    let fields = type_fields(plan, entities);
     let QueryLines {
         lines,
         mut objects,
@@ -1617,13 +1623,14 @@ pub(crate) fn paged_members(
 /// The list's page envelope (see [`crate::page_envelope`]), learned from its checked reads
 /// holding the list at `pointer`, another place than its plain reads: each read's members matched
 /// by the identity they show against the entities of the collection it lists (less what whole
-/// lines left out), in state order.
+/// lines left out), in state order, each read's query with the expressions a query grammar
+/// splits read as their terms (a read holding a disjunction teaches nothing).
 pub(super) fn learn_page_envelope(
     (plan, view): (&ListPlan, &str),
     (pointer, paged): (&str, &[&Observation]),
     model: &QueryModel,
     entities: &Entities,
-    whole_lines: &[ListLine],
+    (rules, whole_lines): (&RuleSet, &[ListLine]),
 ) -> Option<PageEnvelope> {
     let identity = entities
         .types
@@ -1632,8 +1639,15 @@ pub(super) fn learn_page_envelope(
         .identity_field
         .clone();
     let left_out = left_out(whole_lines);
+    let fields = type_fields(plan, entities);
     let mut owned: Vec<(Vec<Object>, Vec<&str>, Vec<String>)> = Vec::new();
+    let mut queries: Vec<Vec<(String, String)>> = Vec::new();
     for observation in paged {
+        let expanded = expand(rules, observation.pairs(), &fields);
+        if !expanded.groups.is_empty() {
+            return None;
+        }
+        queries.push(expanded.pairs);
         let listed = listed_collection(&observation.path, &plan.entity_type)?;
         let indexes = kept_members(entities, (&plan.entity_type, &listed), &left_out);
         let shown = observation
@@ -1658,10 +1672,10 @@ pub(super) fn learn_page_envelope(
     }
     let reads: Vec<PagedRead<'_>> = paged
         .iter()
-        .zip(&owned)
-        .map(|(observation, (objects, ids, shown))| PagedRead {
+        .zip(owned.iter().zip(&queries))
+        .map(|(observation, ((objects, ids, shown), pairs))| PagedRead {
             ordinal: observation.ordinal,
-            pairs: observation.pairs(),
+            pairs,
             listed: shown.clone(),
             body: observation.body.as_ref().unwrap_or(&Json::Null),
             candidates: objects.iter().collect(),

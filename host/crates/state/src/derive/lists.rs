@@ -919,7 +919,7 @@ pub fn verify(
     }
     let page_envelope = query
         .as_ref()
-        .and_then(|model| page_envelope(timeline, &plan, model, entities, &built.lines))
+        .and_then(|model| page_envelope(timeline, &plan, model, entities, (rules, &built.lines)))
         .map(Box::new);
     let per_response_members = per_response_members(
         &plan.list_pointer,
@@ -1024,7 +1024,7 @@ fn page_envelope(
     plan: &ListPlan,
     model: &crate::model::QueryModel,
     entities: &Entities,
-    whole_lines: &[ListLine],
+    (rules, whole_lines): (&crate::rules::RuleSet, &[ListLine]),
 ) -> Option<crate::page_envelope::PageEnvelope> {
     let paged: Vec<(&Observation, String)> = timeline
         .checked(plan.tool)
@@ -1047,7 +1047,7 @@ fn page_envelope(
         (pointer, &reads),
         model,
         entities,
-        whole_lines,
+        (rules, whole_lines),
     )
 }
 
