@@ -285,15 +285,18 @@ fn with_base(roles: &[(String, QueryRole)], base: u64) -> BTreeMap<String, Query
         .collect()
 }
 
+/// The paging parameters one read names, sorted.
+type Spelling = Vec<String>;
+
 /// The paging parameters of every read (name → role) and each read's spelling (the names it
 /// sent, sorted), when every read names one page position (a page number or an offset) and one
 /// page size.
 fn paging_spellings(
     model: &QueryModel,
     reads: &[PagedRead<'_>],
-) -> Option<(Vec<(String, QueryRole)>, Vec<Vec<String>>)> {
+) -> Option<(Vec<(String, QueryRole)>, Vec<Spelling>)> {
     let mut roles: BTreeMap<String, QueryRole> = BTreeMap::new();
-    let mut spellings: Vec<Vec<String>> = Vec::new();
+    let mut spellings: Vec<Spelling> = Vec::new();
     for read in reads {
         let named = paging_candidates(model, read.pairs);
         let positions = named
