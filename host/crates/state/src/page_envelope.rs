@@ -272,7 +272,7 @@ fn paging_candidates(model: &QueryModel, pairs: &[(String, String)]) -> Vec<(Str
 }
 
 /// The page bases to try for the roles found: the proposed one, then the other.
-fn with_base(roles: &[(String, QueryRole)], base: u64) -> BTreeMap<String, QueryRole> {
+fn with_base(roles: &BTreeMap<String, QueryRole>, base: u64) -> BTreeMap<String, QueryRole> {
     roles
         .iter()
         .map(|(name, role)| {
@@ -294,7 +294,7 @@ type Spelling = Vec<String>;
 fn paging_spellings(
     model: &QueryModel,
     reads: &[PagedRead<'_>],
-) -> Option<(Vec<(String, QueryRole)>, Vec<Spelling>)> {
+) -> Option<(BTreeMap<String, QueryRole>, Vec<Spelling>)> {
     let mut roles: BTreeMap<String, QueryRole> = BTreeMap::new();
     let mut spellings: Vec<Spelling> = Vec::new();
     for read in reads {
@@ -318,7 +318,7 @@ fn paging_spellings(
         roles.extend(named);
     }
     spellings.sort();
-    Some((roles.into_iter().collect(), spellings))
+    Some((roles, spellings))
 }
 
 /// Learns a list's page envelope from its paged reads (all holding the list at `list_pointer`);
