@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::{id_and_body, live_answer, serve_corpus_app, write_plan};
+use crate::state_support::{id_and_body, id_arguments, live_answer, serve_corpus_app, write_plan};
 
 const APP: &str = "nestjs-crud";
 
@@ -113,4 +113,19 @@ fn pages_named_in_every_recorded_spelling_are_computed_in_the_envelope() {
             "GET /tasks?filter=projectId||$eq||2&limit=2&page=2",
         ],
     );
+}
+
+#[test]
+fn a_query_over_a_nested_list_reads_the_parent_s_tasks_with_the_top_level_model() {
+    // The nested route was read with one condition (58, for project 2): another project's
+    // tasks are selected by the `||` condition the top-level `/tasks` list learned.
+    let served = serve_corpus_app(APP);
+    let tool = "get_projects_tasks_by_project_id";
+    let mut arguments = id_arguments(&served, tool, "4");
+    arguments.insert("filter".to_owned(), json!("status||$eq||doing"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(answer["body"], live_answer(APP, "probe-reads", 47).1);
 }

@@ -97,19 +97,34 @@ fn an_update_stamps_the_constant_its_types_creates_store() {
 }
 
 #[test]
-fn a_nested_list_holding_no_entity_of_its_own_answers_no_query() {
+fn a_nested_list_answers_its_parent_s_tasks_and_queries_over_them() {
     // `/projects/{id}/tasks` lists tasks the state holds under `/tasks`: called plainly it
-    // answers the parent's children (the parent learned from its plain lines), but a sort the
-    // grammar offers it is not answered from the nested path's own, empty, collection.
+    // answers the parent's children (the parent learned from its plain lines); a condition or a
+    // sort the top-level `/tasks` list learned (9, 27; the nested route was read with
+    // `q[status_eq]` only, 46) selects and orders the parent's tasks as live; a page is not
+    // evaluated (no recording showed the nested route's pages).
     let served = serve_corpus_app(APP);
-    let plain = id_arguments(&served, "get_projects_tasks_by_project_id", "4");
-    let (answer, is_error) = served.call("get_projects_tasks_by_project_id", plain);
+    let tool = "get_projects_tasks_by_project_id";
+    let plain = id_arguments(&served, tool, "4");
+    let (answer, is_error) = served.call(tool, plain);
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["state"]["source"], "state", "{answer:#}");
     assert_eq!(answer["body"], live_answer(APP, "probe-reads", 45).1);
-    let mut arguments = id_arguments(&served, "get_projects_tasks_by_project_id", "1");
-    arguments.insert("q[s]".to_owned(), json!("priority desc"));
-    let (answer, is_error) = served.call("get_projects_tasks_by_project_id", arguments);
+    for (project, name, value, ordinal) in [
+        ("2", "q[priority_eq]", "3", 46),
+        ("1", "q[s]", "priority desc", 47),
+    ] {
+        let mut arguments = id_arguments(&served, tool, project);
+        arguments.insert(name.to_owned(), json!(value));
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(!is_error, "{answer:#}");
+        assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+        assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+        assert_eq!(answer["body"], live_answer(APP, "probe-reads", ordinal).1);
+    }
+    let mut paged = id_arguments(&served, tool, "1");
+    paged.insert("page".to_owned(), json!("2"));
+    let (answer, is_error) = served.call(tool, paged);
     assert_not_modelled(&answer, is_error);
 }
 

@@ -75,6 +75,7 @@ pub mod linkage_routes;
 pub mod listings;
 pub mod missing;
 pub mod model;
+pub mod nested_query;
 pub mod nesting;
 pub mod observation;
 pub mod operator_refusals;

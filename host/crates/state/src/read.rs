@@ -1833,7 +1833,8 @@ impl StateService {
 
     /// A list call: a list under a parent called without a query answers the entities holding
     /// the parent ([`Self::answer_children`]), any other call its lines or query model
-    /// ([`Self::answer_lines`]).
+    /// ([`Self::answer_lines`]); a query over a list under a parent they do not answer is
+    /// evaluated over the parent's entities ([`Self::answer_children_query`]).
     fn answer_list(
         &self,
         tool: &str,
@@ -1846,8 +1847,52 @@ impl StateService {
             Some(parent) if call.query.is_empty() => {
                 self.answer_children(tool, list, parent, &call.segments(template))
             }
-            _ => self.answer_lines(tool, template, list, call, exact),
+            Some(parent) => self
+                .answer_lines(tool, template, list, call, exact)
+                .or_else(|error| {
+                    self.answer_children_query(tool, (list, parent), &call.segments(template), call)
+                        .map_err(|_| error)
+                }),
+            None => self.answer_lines(tool, template, list, call, exact),
         }
+    }
+
+    /// A query over a list under a parent (see [`crate::nested_query`]): the entities holding
+    /// the parent the call names, evaluated with the first lent model reading every parameter,
+    /// in the first checked line's envelope.
+    fn answer_children_query(
+        &self,
+        tool: &str,
+        (list, parent): (&ListView, &crate::relations::ParentSegment),
+        segments: &[CompactString],
+        call: &Call,
+    ) -> Result<StateAnswer, &'static str> {
+        let expanded = self.expand_query(list, &call.pairs());
+        let holds_field = |field: &str| {
+            self.holds_field(&list.entity_type, field) || Self::joins_through(list, field)
+        };
+        let model = crate::nested_query::lent_models(&self.derived().views, list)
+            .map(|model| {
+                expanded
+                    .extend(model, &holds_field)
+                    .unwrap_or_else(|| model.clone())
+            })
+            .find(|model| crate::nested_query::reads_every(model, &expanded.pairs))
+            .ok_or("unrecorded-request")?;
+        let live = self.read();
+        let members = parent
+            .members(segments, &list.entity_type, &live)
+            .ok_or("unrecorded-request")?;
+        let objects = Self::joined_objects(&live, (tool, list), &members, &model, &expanded.pairs)?;
+        let candidates: Vec<&Object> = objects.iter().collect();
+        let evaluated =
+            evaluate(&model, &expanded.pairs, &candidates).ok_or("unrecorded-request")?;
+        let chosen: Vec<&Entity> = evaluated
+            .members
+            .iter()
+            .map(|index| members[*index])
+            .collect();
+        self.answer_members(tool, list, &chosen, segments, "query")
     }
 
     /// A list call answered by its own recorded line ([`Self::answer_named_line`]), a page
@@ -2756,10 +2801,25 @@ impl StateService {
         model: &QueryModel,
         pairs: &QueryPairs,
     ) -> Result<(Vec<&'a Entity>, Vec<Object>), &'static str> {
-        let (collection, mut objects) = Self::query_candidates(live, tool, list, base);
+        let collection = Self::query_candidates(live, list, base);
+        let objects = Self::joined_objects(live, (tool, list), &collection, model, pairs)?;
+        Ok((collection, objects))
+    }
+
+    /// The objects a query over `collection` reads (see [`Self::candidate_objects`]), with the
+    /// related entities its filters read through a one-to-many member and the entities its link
+    /// filters name.
+    fn joined_objects(
+        live: &crate::store::LiveState,
+        (tool, list): (&str, &ListView),
+        collection: &[&Entity],
+        model: &QueryModel,
+        pairs: &QueryPairs,
+    ) -> Result<Vec<Object>, &'static str> {
+        let mut objects = Self::candidate_objects(live, (tool, list), collection);
         crate::quantified::join_many(live, list, model, pairs, &mut objects);
         Self::link_objects(live, model, pairs, &mut objects)?;
-        Ok((collection, objects))
+        Ok(objects)
     }
 
     /// Whether the collection `base` reads held no entity at the start though its recorded line
@@ -2775,14 +2835,12 @@ impl StateService {
                 .is_empty()
     }
 
-    /// The entities of the collection `base` reads, less those the lines left out, and the
-    /// objects a query over them reads (each with the tool's view fields over it).
+    /// The entities of the collection `base` reads, less those the lines left out.
     fn query_candidates<'a>(
         live: &'a crate::store::LiveState,
-        tool: &str,
         list: &ListView,
         base: &ListLine,
-    ) -> (Vec<&'a Entity>, Vec<Object>) {
+    ) -> Vec<&'a Entity> {
         let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
         let left_out = crate::derive::list_query::left_out(&list.lines);
         let mut collection =
@@ -2793,7 +2851,17 @@ impl StateService {
                 entity.id.clone(),
             ))
         });
-        let objects: Vec<Object> = collection
+        collection
+    }
+
+    /// The objects a query over the entities reads: each one's fields with the tool's view
+    /// fields over them and the related entities the list joins.
+    fn candidate_objects(
+        live: &crate::store::LiveState,
+        (tool, list): (&str, &ListView),
+        collection: &[&Entity],
+    ) -> Vec<Object> {
+        collection
             .iter()
             .map(|entity| {
                 let mut object = entity.fields.as_object().cloned().unwrap_or_default();
@@ -2805,8 +2873,7 @@ impl StateService {
                 Self::join_related(live, list, &mut object);
                 object
             })
-            .collect();
-        (collection, objects)
+            .collect()
     }
 
     /// Sets over the query's objects the values of the model's link filters (see
