@@ -7,7 +7,9 @@
 use serde_json::json;
 
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::{id_and_body, id_arguments, live_answer, serve_corpus_app, write_plan};
+use crate::state_support::{
+    call_admitted, id_and_body, id_arguments, live_answer, serve_corpus_app, with_body, write_plan,
+};
 
 const APP: &str = "nestjs-crud";
 
@@ -128,4 +130,44 @@ fn a_query_over_a_nested_list_reads_the_parent_s_tasks_with_the_top_level_model(
     assert_eq!(answer["state"]["source"], "state", "{answer:#}");
     assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
     assert_eq!(answer["body"], live_answer(APP, "probe-reads", 47).1);
+}
+
+#[test]
+fn a_delete_whose_cascade_only_a_filtered_read_shows_is_served_with_it() {
+    // The build deleted project 5 (entry 102) after a nested create made task 19 in it; only a
+    // `||`-filtered read (104, `filter=title||$cont||test plan` answering `[]`) showed the task
+    // gone, which the list's query model evaluates: the project delete is served removing its
+    // tasks, as probe-crud entries 30 to 37 show live.
+    let served = serve_corpus_app(APP);
+    let plan = write_plan(&served, "delete_projects_by_id");
+    assert!(plan.served, "{plan:?}");
+    let project = json!({"code": "SEC", "name": "Security Review", "budget": 55, "active": false});
+    let created = call_admitted(
+        &served,
+        "post_projects",
+        with_body(&served, "post_projects", project),
+    );
+    let id = created["body"]["id"].to_string();
+    let task = json!({"title": "Scan the dependencies", "assigneeId": 4});
+    let tool = "post_projects_tasks_by_project_id";
+    let nested = call_admitted(&served, tool, id_and_body(&served, tool, &id, task));
+    let task_id = nested["body"]["id"].to_string();
+    call_admitted(
+        &served,
+        "delete_projects_by_id",
+        id_arguments(&served, "delete_projects_by_id", &id),
+    );
+    let (answer, _) = served.call(
+        "get_tasks_by_id",
+        id_arguments(&served, "get_tasks_by_id", &task_id),
+    );
+    assert_eq!(answer["status"], json!(404), "{answer:#}");
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("filter".to_owned(), json!("assigneeId||$eq||4"));
+    let listed = call_admitted(&served, "get_tasks", arguments);
+    assert_eq!(
+        listed["body"],
+        live_answer(APP, "probe-crud", 37).1,
+        "{listed:#}"
+    );
 }

@@ -6,7 +6,10 @@
 //! the first read after the delete and before the next write showed it: a read of it by id
 //! (absent for a `404`/`410`), or a read of its whole collection (a list read without any query
 //! that lists every other entity of that collection the simulation held, so an unlisted
-//! dependent is gone, not on another page: absent when unlisted, else as listed). A rule stage
+//! dependent is gone, not on another page: absent when unlisted, else as listed), or a read its
+//! list's query model evaluates over the simulated collection (with the query grammars splitting
+//! expressions), listing what the query selects but for entities naming the deleted one: those
+//! absent when unlisted, else as listed. A rule stage
 //! (`dependents`) decides whether the delete removes such entities or clears their member; this
 //! module only gathers and applies.
 //!
@@ -27,9 +30,10 @@ use super::observe::{self, Call};
 use super::{Scope, Views};
 use crate::derive::lists::listed_collection;
 use crate::derive::marked_deleted;
-use crate::model::Entity;
+use crate::model::{Entity, QueryModel};
 use crate::observation::{Observation, Timeline};
 use crate::render::scalar_text;
+use crate::rules::RuleSet;
 use crate::store::LiveState;
 
 /// The members of `fields` (its identity left out) holding `id` as text: a top-level member by
@@ -223,7 +227,7 @@ fn identifier_holding<'f>(fields: &Json, field: &'f str, deleted: &Entity) -> Op
 /// What the reads after a recorded delete of one entity show of the entities of other types
 /// that held its id (see the module docs); empty for other calls.
 pub(crate) fn observed(
-    manifest: &Manifest,
+    (manifest, rules): (&Manifest, &RuleSet),
     timeline: &Timeline,
     views: &Views,
     sim: &LiveState,
@@ -254,6 +258,7 @@ pub(crate) fn observed(
                     entity_type: list_type,
                     identity: &info.identity,
                     list_pointer: &list.list_pointer,
+                    query: list.query.as_ref().map(|model| (model, rules)),
                 };
                 for dependent in listing.dependents(sim, read, (deleted_collection, id)) {
                     if seen.insert((list_type.clone(), dependent.0)) {
@@ -298,11 +303,13 @@ pub(crate) fn observed(
     dependents
 }
 
-/// A list view of a dependent type, as a whole-collection read after a delete shows it.
+/// A list view of a dependent type, as a whole-collection read after a delete shows it, or a
+/// read its query model evaluates (with the query grammars splitting expressions).
 struct Listing<'a> {
     entity_type: &'a str,
     identity: &'a str,
     list_pointer: &'a str,
+    query: Option<(&'a QueryModel, &'a RuleSet)>,
 }
 
 impl Listing<'_> {
@@ -320,7 +327,13 @@ impl Listing<'_> {
             return Vec::new();
         }
         if !read.pairs().is_empty() {
-            return self.filtered_dependents(sim, read, deleted);
+            let filtered = self.filtered_dependents(sim, read, deleted);
+            if !filtered.is_empty() {
+                return filtered;
+            }
+            return self
+                .queried_dependents(sim, read, deleted)
+                .unwrap_or_default();
         }
         let Some(collection) = listed_collection(&read.path, self.entity_type) else {
             return Vec::new();
@@ -403,6 +416,72 @@ impl Listing<'_> {
                 (held.id.clone(), dependent)
             })
             .collect()
+    }
+}
+
+impl Listing<'_> {
+    /// The held entities of the read's collection naming the deleted entity that the read's
+    /// query selects, evaluated with the list's query model over the held entities (every
+    /// parameter filtering or ordering, none paging): each as the read listed it, absent when
+    /// unlisted. None unless the read lists exactly what the query selects but for such
+    /// entities (a selected entity naming nothing of the deleted one left unlisted, or one
+    /// listed that the query does not select, and the read may be a page, or the query not
+    /// what the application evaluates).
+    fn queried_dependents(
+        &self,
+        sim: &LiveState,
+        read: &Observation,
+        deleted: (&str, &str),
+    ) -> Option<Vec<(String, ObservedDependent)>> {
+        let (model, rules) = self.query?;
+        let collection = listed_collection(&read.path, self.entity_type)?;
+        let held = sim.collection(self.entity_type, &collection);
+        let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(held.iter().copied())
+            .into_iter()
+            .collect();
+        let expanded = crate::query_terms::expand(rules, read.pairs(), &fields);
+        if !expanded.groups.is_empty() || !crate::nested_query::reads_every(model, &expanded.pairs)
+        {
+            return None;
+        }
+        let objects = held
+            .iter()
+            .map(|entity| entity.fields.as_object())
+            .collect::<Option<Vec<&Object>>>()?;
+        let evaluated = crate::query::evaluate(model, &expanded.pairs, &objects)?;
+        let listed: Vec<(String, &Json)> = observe::members(read, self.list_pointer)
+            .iter()
+            .map(|object| Some((crate::render::identity_text(object, self.identity)?, object)))
+            .collect::<Option<_>>()?;
+        let selected: Vec<&Entity> = evaluated.members.iter().map(|index| held[*index]).collect();
+        if listed
+            .iter()
+            .any(|(id, _)| !selected.iter().any(|entity| entity.id == *id))
+        {
+            return None;
+        }
+        let mut dependents = Vec::new();
+        for entity in selected {
+            let shown = listed
+                .iter()
+                .find(|(id, _)| *id == entity.id)
+                .map(|(_, object)| *object);
+            let fields = members_naming(&entity.fields, self.identity, deleted);
+            if fields.is_empty() {
+                shown?;
+                continue;
+            }
+            dependents.push((
+                entity.id.clone(),
+                ObservedDependent {
+                    entity_type: self.entity_type.to_owned(),
+                    fields,
+                    before: to_value(&entity.fields),
+                    after: shown.map(to_value),
+                },
+            ));
+        }
+        Some(dependents)
     }
 }
 

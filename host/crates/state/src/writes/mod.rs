@@ -608,7 +608,7 @@ pub(crate) fn derive_write_plans(
         return (Vec::new(), Vec::new(), Default::default());
     }
     // Pass 2 (`observe`).
-    let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
+    let mut observed = observe::observe(manifest, (timeline, rules), state, &views, &mut drafts);
     references::learn(&mut drafts, &mut observed, state);
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
     // values and left-out members creates were refused for (and the members held entities show

@@ -396,7 +396,7 @@ fn sorted_by(objects: &[&Json]) -> Vec<String> {
 /// Pass 2 (see the module docs): the observed calls, each assigned to its draft.
 pub(crate) fn observe(
     manifest: &Manifest,
-    timeline: &Timeline,
+    (timeline, rules): (&Timeline, &crate::rules::RuleSet),
     state: &StateView,
     views: &Views,
     drafts: &mut [Draft],
@@ -426,8 +426,13 @@ pub(crate) fn observe(
             simulation.unobserved.insert(parent);
         }
         if draft.plan.effect == super::model::Effect::Delete && !draft.plan.bulk {
-            call.dependents =
-                super::dependents::observed(manifest, timeline, views, &simulation.sim, call);
+            call.dependents = super::dependents::observed(
+                (manifest, rules),
+                timeline,
+                views,
+                &simulation.sim,
+                call,
+            );
         }
     }
     super::together::attribute_separable(&mut calls);

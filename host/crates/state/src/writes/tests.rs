@@ -2841,6 +2841,43 @@ fn a_delete_no_read_showed_gone_is_observed_by_a_dependent_read_back() {
 }
 
 #[test]
+fn a_filtered_list_after_a_delete_its_model_evaluates_shows_its_dependents_removed() {
+    // No note is read by id or listed whole after the delete: a list filtered by `kind` (a
+    // filter the notes' query model learned from entries 3 and 4) lists note 3 alone where the
+    // query selects notes 1 and 3, so the delete removed ticket 1's note 1 (a cascade over
+    // `ticketId`); the filtered list is no page of many, since it lists what the query selects
+    // but for the deleted ticket's notes.
+    let note =
+        |id: u64, ticket: u64, kind: &str| json!({"id": id, "ticketId": ticket, "kind": kind});
+    let notes = json!([note(1, 1, "a"), note(2, 1, "b"), note(3, 2, "a")]);
+    let fixture = derive_with(
+        vec![
+            get(0, "/tickets", 200, json!([ticket(1), ticket(2)])),
+            get(1, "/tickets/2", 200, ticket(2)),
+            get(2, "/notes", 200, notes),
+            get(
+                3,
+                "/notes?kind=a",
+                200,
+                json!([note(1, 1, "a"), note(3, 2, "a")]),
+            ),
+            get(4, "/notes?kind=b", 200, json!([note(2, 1, "b")])),
+            get(5, "/notes/3", 200, note(3, 2, "a")),
+            record(6, "DELETE", "/tickets/1", None, 200, json!({})),
+            get(7, "/tickets/1", 404, json!({})),
+            get(8, "/notes?kind=a", 200, json!([note(3, 2, "a")])),
+        ],
+        rules_with_dependents(),
+    );
+    let delete = delete_plan(&fixture);
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}])
+    );
+}
+
+#[test]
 fn a_list_missing_other_entities_shows_no_dependents() {
     // The list after the delete lacks note 3 too (which holds no id of the deleted ticket): it
     // may be one page of many, so it says nothing of the ticket's notes.
