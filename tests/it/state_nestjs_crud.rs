@@ -171,3 +171,14 @@ fn a_delete_whose_cascade_only_a_filtered_read_shows_is_served_with_it() {
         "{listed:#}"
     );
 }
+
+#[test]
+fn an_or_condition_beside_a_filter_is_its_alternative() {
+    // `filter=…&or=…` (build entry 21) and `or=…&or=…` (22) list what either side selects:
+    // another filter with another alternative answers as live (probe-reads entry 18).
+    assert_live_answers(
+        APP,
+        "get_tasks",
+        &["GET /tasks?filter=status||$eq||todo&or=assigneeId||$eq||5"],
+    );
+}

@@ -88,23 +88,27 @@ impl QueryGrammar for JsonFilter {
         request: &QueryExpressionRequest,
     ) -> Result<QueryExpressionOutcome, PluginError> {
         Ok(QueryExpressionOutcome::of(terms(
-            &request.name,
-            &request.value,
+            (&request.name, &request.value),
             &request.fields,
+            &request.call,
         )))
     }
 }
 
 /// The terms of a JSON filter object, or of one bracket term through logical groups (see the
 /// module docs), given the fields the list's entity type holds.
-fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
+fn terms(
+    (name, value): (&str, &str),
+    fields: &[String],
+    call: &[(String, String)],
+) -> Option<Vec<QueryTerm>> {
     if let Some(terms) = crate::filter_list::terms(name, value) {
         return Some(terms);
     }
     if let Some(terms) = crate::rison_query::terms(name, value) {
         return Some(terms);
     }
-    if let Some(terms) = crate::delimited::terms(name, value) {
+    if let Some(terms) = crate::delimited::terms_in_call(name, value, call) {
         return Some(terms);
     }
     if !value.trim_start().starts_with('{') {
