@@ -8,7 +8,8 @@ use serde_json::json;
 
 use crate::state_query_grammar::assert_live_answers;
 use crate::state_support::{
-    call_admitted, id_and_body, id_arguments, live_answer, serve_corpus_app, with_body, write_plan,
+    call_admitted, id_and_body, id_arguments, live_answer, read_by_id, serve_corpus_app, with_body,
+    write_plan,
 };
 
 const APP: &str = "nestjs-crud";
@@ -181,4 +182,39 @@ fn an_or_condition_beside_a_filter_is_its_alternative() {
         "get_tasks",
         &["GET /tasks?filter=status||$eq||todo&or=assigneeId||$eq||5"],
     );
+}
+
+#[test]
+fn a_join_read_with_a_filter_embeds_the_parent_named_by_the_one_member_every_task_shows() {
+    // `join=project` (build entry 44) embeds each task's project: task 1's `priority` holds its
+    // project's id too, but only `projectId` names it on every task listed, so the relation is
+    // learned; a `||` filter beside it (48) selects the tasks, not the relation, and another
+    // filter with the join answers from the state, each task with the project it names.
+    let served = serve_corpus_app(APP);
+    let call = |pairs: &[(&str, &str)]| {
+        let mut arguments = serde_json::Map::new();
+        for (name, value) in pairs {
+            arguments.insert((*name).to_owned(), json!(value));
+        }
+        call_admitted(&served, "get_tasks", arguments)
+    };
+    let joined = call(&[("join", "project"), ("filter", "status||$eq||todo")]);
+    assert_eq!(joined["state"]["source"], "state", "{joined:#}");
+    let plain = call(&[("filter", "status||$eq||todo")]);
+    let tasks = plain["body"].as_array().expect("tasks");
+    assert!(tasks.len() > 1, "{plain:#}");
+    let expected: Vec<serde_json::Value> = tasks
+        .iter()
+        .map(|task| {
+            let project = read_by_id(
+                &served,
+                "get_projects_by_id",
+                &task["projectId"].to_string(),
+            );
+            let mut task = task.clone();
+            task["project"] = project;
+            task
+        })
+        .collect();
+    assert_eq!(joined["body"], json!(expected));
 }

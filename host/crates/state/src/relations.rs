@@ -21,7 +21,7 @@
 //! a related entity the state does not hold leaves the call to the view's other answers.
 
 use rea_plugin_api::contracts::capture::CompactString;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
@@ -97,33 +97,39 @@ pub fn names_member(key: &str, member: &str) -> bool {
 /// module docs): an item read shows its entity, a list read each member it lists (a list read
 /// teaches only through parameters its query model gives no role).
 pub fn generalize(
-    manifest: &Manifest,
+    (manifest, rules): (&Manifest, &crate::rules::RuleSet),
     timeline: &Timeline,
     (types, entities): (&[EntityType], &[Entity]),
     views: &mut [ReadView],
 ) {
-    let mut learned: BTreeMap<String, Vec<Relation>> = BTreeMap::new();
-    let mut conflicting: BTreeSet<(String, Vec<(String, String)>)> = BTreeSet::new();
+    // Per type, each query's relations every read making it allows (in the order first found).
+    let mut allowed: BTreeMap<String, Vec<(Query, Vec<Relation>)>> = BTreeMap::new();
     for view in views.iter() {
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        for (entity_type, relation) in view_relations(view, timeline.all(index), types, entities) {
-            let known = learned.entry(entity_type.clone()).or_default();
-            match known.iter().find(|known| known.query == relation.query) {
-                Some(other) if *other != relation => {
-                    conflicting.insert((entity_type, relation.query));
-                }
-                Some(_) => {}
-                None => known.push(relation),
+        for (entity_type, query, candidates) in
+            view_relations(view, timeline.all(index), (types, entities), rules)
+        {
+            let known = allowed.entry(entity_type).or_default();
+            match known.iter_mut().find(|(known, _)| *known == query) {
+                Some((_, relations)) => relations.retain(|relation| candidates.contains(relation)),
+                None => known.push((query, candidates)),
             }
         }
     }
-    for (entity_type, relations) in learned.iter_mut() {
-        relations.retain(|relation| {
-            !conflicting.contains(&(entity_type.clone(), relation.query.clone()))
-        });
-    }
+    // A query its reads explain by no one relation teaches nothing; one several relations
+    // explain alike (two members holding the related id on every read) is the first's.
+    let learned: BTreeMap<String, Vec<Relation>> = allowed
+        .into_iter()
+        .map(|(entity_type, queries)| {
+            let relations = queries
+                .into_iter()
+                .filter_map(|(_, relations)| relations.into_iter().next())
+                .collect();
+            (entity_type, relations)
+        })
+        .collect();
     for view in views.iter_mut() {
         match &mut view.detail {
             ViewDetail::Item(item) => {
@@ -137,13 +143,20 @@ pub fn generalize(
     }
 }
 
-/// The relations one view's successful reads show, each with the entity type it is of.
+/// A relation's query pairs, sorted.
+type Query = Vec<(String, String)>;
+
+/// The relations each of one view's successful reads shows, with the entity type they are of and
+/// the read's query: those every object the read shows explains alike (none when the objects
+/// explain the member differently). A list read's expression a query grammar splits into terms
+/// its model reads (`filter=status||$eq||doing`) chooses the members, not the relation: it is
+/// left out of the relation's query.
 fn view_relations<'a>(
     view: &ReadView,
     observations: impl Iterator<Item = &'a Observation>,
-    types: &[EntityType],
-    entities: &[Entity],
-) -> Vec<(String, Relation)> {
+    (types, entities): (&[EntityType], &[Entity]),
+    rules: &crate::rules::RuleSet,
+) -> Vec<(String, Query, Vec<Relation>)> {
     let (entity_type, pointer, list) = match &view.detail {
         ViewDetail::Item(item) => (&item.entity_type, &item.entity_pointer, None),
         ViewDetail::List(list) => (&list.entity_type, &list.list_pointer, Some(list)),
@@ -156,6 +169,13 @@ fn view_relations<'a>(
     else {
         return Vec::new();
     };
+    let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == *entity_type),
+    )
+    .into_iter()
+    .collect();
     let mut found = Vec::new();
     for observation in observations {
         let pairs = observation.pairs();
@@ -181,30 +201,74 @@ fn view_relations<'a>(
             (Json::Array(items), Some(_)) => items.iter().filter_map(Json::as_object).collect(),
             _ => continue,
         };
-        let mut query = pairs.to_vec();
+        let model = list.and_then(|list| list.query.as_ref());
+        let mut query: Query = pairs
+            .iter()
+            .filter(|pair| !model.is_some_and(|model| reads_terms(model, rules, pair, &fields)))
+            .cloned()
+            .collect();
+        if query.is_empty() {
+            continue;
+        }
         query.sort();
+        let mut common: Option<Vec<Relation>> = None;
         for object in shown {
-            if let Some(relation) = explain(
+            let candidates = explain(
                 (entity_type.as_str(), identity),
                 object,
                 query.clone(),
                 entities,
-            ) {
-                found.push((entity_type.clone(), relation));
+            );
+            if candidates.is_empty() {
+                continue;
             }
+            common = Some(match common {
+                None => candidates,
+                Some(known) => known
+                    .into_iter()
+                    .filter(|relation| candidates.contains(relation))
+                    .collect(),
+            });
+        }
+        if let Some(common) = common {
+            found.push((entity_type.clone(), query, common));
         }
     }
     found
 }
 
-/// The relation one read shows: the entity it shows as held but for one member, which holds
-/// related entities by a link.
+/// Whether a query grammar splits the pair into terms the model gives every one a role.
+fn reads_terms(
+    model: &crate::model::QueryModel,
+    rules: &crate::rules::RuleSet,
+    pair: &(String, String),
+    fields: &[String],
+) -> bool {
+    let expanded = crate::query_terms::expand(rules, std::slice::from_ref(pair), fields);
+    expanded.split_any()
+        && expanded
+            .pairs
+            .iter()
+            .all(|(name, _)| model.role(name).is_some())
+}
+
+/// The relations one shown object may show: the entity it shows as held but for one member,
+/// which holds related entities by a link (several where more than one member names them).
 fn explain(
     (entity_type, identity): (&str, &str),
     shown: &Object,
     query: Vec<(String, String)>,
     entities: &[Entity],
-) -> Option<Relation> {
+) -> Vec<Relation> {
+    shown_relations((entity_type, identity), shown, query, entities).unwrap_or_default()
+}
+
+fn shown_relations(
+    (entity_type, identity): (&str, &str),
+    shown: &Object,
+    query: Vec<(String, String)>,
+    entities: &[Entity],
+) -> Option<Vec<Relation>> {
     if identity.starts_with('/') {
         return None;
     }
@@ -223,39 +287,52 @@ fn explain(
     if differing.next().is_some() {
         return None;
     }
-    let (related, link, beside) = related_link((member, value), fields, (identity, &id), entities)?;
-    // Related entities in the collection enclosing the entity's are named by the call's path.
-    let enclosing = related.collection != parent.collection
-        && parent
-            .collection
-            .strip_prefix(related.collection.as_str())
-            .is_some_and(|rest| rest.starts_with('/'));
-    Some(Relation {
-        query,
-        identity: identity.to_owned(),
-        enclosing,
-        beside,
-        member: member.to_owned(),
-        entity_type: related.entity_type.clone(),
-        collection: if enclosing {
-            related.entity_type.clone()
-        } else {
-            related.collection.clone()
-        },
-        link,
-    })
+    let links = related_links((member, value), fields, (identity, &id), entities);
+    let relations = links.into_iter().map(|(related, link, beside)| {
+        // Related entities in the collection enclosing the entity's are named by the call's path.
+        let enclosing = related.collection != parent.collection
+            && parent
+                .collection
+                .strip_prefix(related.collection.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+        Relation {
+            query: query.clone(),
+            identity: identity.to_owned(),
+            enclosing,
+            beside,
+            member: member.to_owned(),
+            entity_type: related.entity_type.clone(),
+            collection: if enclosing {
+                related.entity_type.clone()
+            } else {
+                related.collection.clone()
+            },
+            link,
+        }
+    });
+    Some(relations.collect())
 }
 
-/// The related entities a read's one differing member shows, and how they follow from the
+/// The related entities a read's one differing member shows, and how they may follow from the
 /// entity (`fields`, named `id` by its `identity` member): held objects of one kind, linked by
 /// the ids the member held or a field holding the identity (an array), or by a field naming the
-/// related entity's id (an object), with the members shown beside the related entity's own.
+/// related entity's id (an object: each such field), with the members shown beside the related
+/// entity's own.
+fn related_links<'a>(
+    (member, value): (&str, &Json),
+    fields: &Object,
+    (identity, id): (&str, &str),
+    entities: &'a [Entity],
+) -> Vec<(&'a Entity, Link, Option<Json>)> {
+    related_link((member, value), fields, (identity, id), entities).unwrap_or_default()
+}
+
 fn related_link<'a>(
     (member, value): (&str, &Json),
     fields: &Object,
     (identity, id): (&str, &str),
     entities: &'a [Entity],
-) -> Option<(&'a Entity, Link, Option<Json>)> {
+) -> Option<Vec<(&'a Entity, Link, Option<Json>)>> {
     let held = |object: &Object| {
         entities
             .iter()
@@ -276,27 +353,29 @@ fn related_link<'a>(
             if !indexes.iter().all(same_kind) {
                 return None;
             }
-            Some((
+            Some(vec![(
                 first,
                 array_link(fields.get(member), &indexes, id, entities)?,
                 None,
-            ))
+            )])
         }
         Json::Object(object) => {
             let Some(index) = held(object) else {
-                return referenced(member, object, fields.get(member)?, entities);
+                return referenced(member, object, fields.get(member)?, entities)
+                    .map(|found| vec![found]);
             };
             let related = &entities[index];
             if let Some(link) = reference_link(member, fields.get(member), &related.id) {
-                return Some((related, link, None));
+                return Some(vec![(related, link, None)]);
             }
-            let field = fields
-                .iter()
-                .find(|(key, value)| {
-                    *key != identity && scalar_text(value).as_deref() == Some(&related.id)
-                })
-                .map(|(key, _)| key.to_owned())?;
-            Some((related, Link::Parent { field, key: None }, None))
+            let naming = fields.iter().filter(|(key, value)| {
+                *key != identity && scalar_text(value).as_deref() == Some(&related.id)
+            });
+            let links = naming.map(|(key, _)| {
+                let field = key.to_owned();
+                (related, Link::Parent { field, key: None }, None)
+            });
+            Some(links.collect())
         }
         _ => None,
     }
@@ -728,6 +807,8 @@ mod tests {
             query,
             &state(),
         )
+        .into_iter()
+        .next()
     }
 
     #[test]
@@ -781,6 +862,34 @@ mod tests {
     }
 
     #[test]
+    fn every_member_naming_the_related_entity_is_a_candidate_link() {
+        // Comment 4's `rank` holds its post's id too: both members may link it, in field order
+        // (the reads of the query then keep the one every shown object allows).
+        let mut entities = state();
+        entities.push(entity(
+            "/comments",
+            "4",
+            r#"{"id": 4, "rank": 1, "postId": 1}"#,
+        ));
+        let shown = parse(br#"{"id": 4, "rank": 1, "postId": 1, "post": {"id": 1, "title": "a"}}"#)
+            .expect("json");
+        let fields: Vec<Link> = explain(
+            ("/comments", "id"),
+            shown.as_object().expect("object"),
+            Vec::new(),
+            &entities,
+        )
+        .into_iter()
+        .map(|relation| relation.link)
+        .collect();
+        let parent = |field: &str| Link::Parent {
+            field: field.to_owned(),
+            key: None,
+        };
+        assert_eq!(fields, [parent("rank"), parent("postId")]);
+    }
+
+    #[test]
     fn a_reference_object_is_replaced_by_its_entity_shown_with_members_beside() {
         let mut entities = state();
         entities.push(entity(
@@ -796,6 +905,8 @@ mod tests {
             vec![("include".to_owned(), "post".to_owned())],
             &entities,
         )
+        .into_iter()
+        .next()
         .expect("a relation");
         assert_eq!(relation.entity_type, "/posts");
         assert_eq!(
@@ -822,7 +933,7 @@ mod tests {
                 query,
                 &entities
             ),
-            None
+            Vec::new()
         );
     }
 
@@ -851,6 +962,8 @@ mod tests {
             vec![("include_docs".to_owned(), "true".to_owned())],
             &entities,
         )
+        .into_iter()
+        .next()
         .expect("a relation");
         assert!(relation.enclosing);
         assert_eq!(relation.collection, "/{db}");

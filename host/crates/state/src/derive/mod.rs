@@ -252,7 +252,7 @@ fn generalize_views(
 ) {
     crate::selection::generalize(manifest, timeline, entities, views);
     crate::digests::generalize(manifest, timeline, views);
-    crate::relations::generalize(manifest, timeline, (types, entities), views);
+    crate::relations::generalize((manifest, rules), timeline, (types, entities), views);
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     crate::embedded_links::generalize(timeline, (types, entities), views);
