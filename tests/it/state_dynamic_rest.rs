@@ -199,3 +199,16 @@ fn an_unknown_field_refusal_naming_no_type_answers_every_list_in_its_form() {
     assert_live_refusal(APP, "get_projects", "GET /api/projects/?filter{owner}=x");
     assert_live_refusal(APP, "get_people", "GET /api/people/?sort[]=height");
 }
+
+#[test]
+fn a_list_paged_only_from_its_first_page_takes_the_siblings_page_arithmetic() {
+    // The build walked `page` with `meta.page` and `meta.total_pages` only on tasks (entries
+    // 42-47); projects were paged from their first page alone (48, `per_page=2`), so their own
+    // lines showed one page number and page counts a page size fits too: they take the tasks'
+    // arithmetic, and another page of projects answers its number and count as live.
+    assert_live_answers(
+        APP,
+        "get_projects",
+        &["GET /api/projects/?page=2&per_page=3"],
+    );
+}

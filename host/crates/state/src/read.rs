@@ -2727,6 +2727,7 @@ impl StateService {
                 .transpose()
         };
         let first = (model.parameters.values())
+            .chain(model.generalized.values())
             .find_map(|role| match role {
                 QueryRole::Page { base } => Some(*base),
                 _ => None,

@@ -57,6 +57,7 @@ pub mod members;
 mod null_placement;
 pub mod query_grammar;
 pub(crate) mod repeated_sort;
+mod shared_arithmetic;
 mod shared_links;
 mod shared_paging;
 mod shared_totals;
@@ -239,7 +240,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, the link objects item views fill from the entities they name
 /// ([`crate::embedded_links`]), and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings and the link relations lists at one place share ([`shared_links`]); then a paging parameter
+/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings and the link relations lists at one place share ([`shared_links`]), the offset and size members ([`shared_paging`]) and the page arithmetic ([`shared_arithmetic`]) lists lend their siblings; then a paging parameter
 /// a list's model plays loses its shared-query mark; last, the reads counting what a list selects
 /// become count views ([`crate::count_views`]) and the reads mapping a type's ids to one member
 /// id map views ([`crate::id_maps`]).
@@ -262,6 +263,7 @@ fn generalize_views(
     sibling_pages::offer(manifest, timeline, views);
     shared_links::share(manifest, timeline, views);
     shared_paging::share(manifest, timeline, views);
+    shared_arithmetic::share(manifest, timeline, views);
     shared_totals::share(views, rules);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views, rules);
