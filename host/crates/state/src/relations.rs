@@ -211,30 +211,36 @@ fn view_relations<'a>(
             continue;
         }
         query.sort();
-        let mut common: Option<Vec<Relation>> = None;
-        for object in shown {
-            let candidates = explain(
-                (entity_type.as_str(), identity),
-                object,
-                query.clone(),
-                entities,
-            );
-            if candidates.is_empty() {
-                continue;
-            }
-            common = Some(match common {
-                None => candidates,
-                Some(known) => known
-                    .into_iter()
-                    .filter(|relation| candidates.contains(relation))
-                    .collect(),
-            });
-        }
-        if let Some(common) = common {
+        let explaining = (entity_type.as_str(), identity);
+        if let Some(common) = common_relations(explaining, &shown, &query, entities) {
             found.push((entity_type.clone(), query, common));
         }
     }
     found
+}
+
+/// The relations every object a read shows that explains one allows (`None` when none does).
+fn common_relations(
+    (entity_type, identity): (&str, &str),
+    shown: &[&Object],
+    query: &Query,
+    entities: &[Entity],
+) -> Option<Vec<Relation>> {
+    let mut common: Option<Vec<Relation>> = None;
+    for object in shown {
+        let candidates = explain((entity_type, identity), object, query.clone(), entities);
+        if candidates.is_empty() {
+            continue;
+        }
+        common = Some(match common {
+            None => candidates,
+            Some(known) => known
+                .into_iter()
+                .filter(|relation| candidates.contains(relation))
+                .collect(),
+        });
+    }
+    common
 }
 
 /// Whether a query grammar splits the pair into terms the model gives every one a role.
