@@ -8,8 +8,8 @@ use serde_json::json;
 
 use crate::state_query_grammar::assert_live_answers;
 use crate::state_support::{
-    call_admitted, id_and_body, id_arguments, live_answer, read_by_id, serve_corpus_app, with_body,
-    write_plan,
+    call_admitted, id_and_body, id_arguments, live_answer, path_arguments, read_by_id,
+    serve_corpus_app, with_body, write_plan,
 };
 
 const APP: &str = "nestjs-crud";
@@ -217,4 +217,30 @@ fn a_join_read_with_a_filter_embeds_the_parent_named_by_the_one_member_every_tas
         })
         .collect();
     assert_eq!(joined["body"], json!(expected));
+}
+
+#[test]
+fn a_nested_item_route_reads_the_task_its_parent_holds() {
+    // The nested item route was read once (build entry 59, `/projects/1/tasks/2`, task 2 as
+    // `/tasks/2` shows it): another project's task answers as live (probe-reads entry 48), a
+    // write to the task shows there, and a task of another project is no item of the route.
+    let served = serve_corpus_app(APP);
+    let tool = "get_projects_tasks_by_project_id_and_id";
+    let answer = call_admitted(
+        &served,
+        tool,
+        path_arguments(&served, tool, &["3", "7"], None),
+    );
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    assert_eq!(answer["body"], live_answer(APP, "probe-reads", 48).1);
+    let patch = id_and_body(&served, "patch_tasks_by_id", "7", json!({"status": "todo"}));
+    call_admitted(&served, "patch_tasks_by_id", patch);
+    let answer = call_admitted(
+        &served,
+        tool,
+        path_arguments(&served, tool, &["3", "7"], None),
+    );
+    assert_eq!(answer["body"]["status"], "todo", "{answer:#}");
+    let (other, _) = served.call(tool, path_arguments(&served, tool, &["2", "7"], None));
+    assert_ne!(other["state"]["source"], "state", "{other:#}");
 }

@@ -82,6 +82,7 @@ pub mod operator_refusals;
 pub mod page_cursor;
 pub mod page_envelope;
 pub mod page_past_end;
+pub mod parent_items;
 pub mod path_echo;
 pub mod plane;
 pub mod precomputed;

@@ -365,10 +365,14 @@ impl ReadView {
         }
     }
 
-    /// The entity type an item or list view renders.
+    /// The entity type an item or list view renders (an item route under a parent: the type it
+    /// reads, see [`crate::parent_items`]).
     pub fn entity_type(&self) -> Option<&str> {
         match &self.detail {
-            ViewDetail::Item(item) => Some(&item.entity_type),
+            ViewDetail::Item(item) => Some(match &item.parent {
+                Some(parent) => &parent.entity_type,
+                None => &item.entity_type,
+            }),
             ViewDetail::List(list) => Some(&list.entity_type),
             ViewDetail::BodyQuery(query) => Some(&query.entity_type),
             ViewDetail::Member(member) => Some(&member.entity_type),
@@ -542,6 +546,10 @@ pub struct ItemView {
     /// [`crate::embedded_links`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub embedded_links: Vec<crate::embedded_links::EmbeddedLink>,
+    /// Where a route under a parent reads its entities (see [`crate::parent_items`]); `None`:
+    /// in its own collections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<crate::parent_items::ItemParent>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }

@@ -187,6 +187,9 @@ fn find_item<'a>(
     names: &[String],
     field: Option<&str>,
 ) -> Option<&'a Entity> {
+    if let (Some(parent), None) = (&item.parent, field) {
+        return parent.entity(live, collection, names);
+    }
     let collections = called_collections(live, item, collection);
     for held in &collections {
         for name in names {

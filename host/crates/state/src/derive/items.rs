@@ -706,6 +706,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         relations: Vec::new(),
         joins: Vec::new(),
         embedded_links: Vec::new(),
+        parent: None,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

@@ -255,6 +255,7 @@ fn generalize_views(
     crate::digests::generalize(manifest, timeline, views);
     crate::relations::generalize((manifest, rules), timeline, (types, entities), views);
     crate::relations::generalize_lists(entities, views);
+    crate::parent_items::generalize(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     crate::embedded_links::generalize(timeline, (types, entities), views);
     query_grammar::generalize(manifest, timeline, views, entities, rules);
