@@ -123,13 +123,7 @@ fn learn(
         }
         _ => None,
     })?;
-    let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(
-        entities
-            .iter()
-            .filter(|entity| entity.entity_type == *entity_type),
-    )
-    .into_iter()
-    .collect();
+    let fields = crate::derive::query_grammar::type_scalar_fields(entities, entity_type);
     // The one wrapper the lines' names need (a line naming none needs none).
     let mut nesting: Option<String> = None;
     for line in lines {

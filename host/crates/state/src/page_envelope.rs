@@ -546,13 +546,7 @@ mod tests {
         ];
         let model = QueryModel::of_roles(&[]);
         let envelope = learn(&model, "/data", &reads).expect("learned");
-        let formula = |name: &str| {
-            envelope
-                .members
-                .iter()
-                .find(|(pointer, _)| pointer == name)
-                .map(|(_, formula)| formula.clone())
-        };
+        let formula = |name: &str| formula_at(&envelope, name);
         assert_eq!(formula("/first"), Some(PageFormula::FirstPage));
         assert_eq!(formula("/prev"), Some(PageFormula::PrevPage));
         assert_eq!(formula("/next"), Some(PageFormula::NextPage));
@@ -566,6 +560,15 @@ mod tests {
         assert_eq!(third.get("prev"), Some(&Json::from(2u64)));
         assert_eq!(third.get("next"), Some(&Json::Null));
         assert_eq!(third.get("data"), Some(&json(r#"[{"id": "e"}]"#)));
+    }
+
+    /// The formula an envelope learned for the member at `pointer`.
+    fn formula_at(envelope: &PageEnvelope, pointer: &str) -> Option<PageFormula> {
+        envelope
+            .members
+            .iter()
+            .find(|(at, _)| at == pointer)
+            .map(|(_, formula)| formula.clone())
     }
 
     fn named(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -626,13 +629,7 @@ mod tests {
                 vec!["page", "per_page"]
             ]
         );
-        let formula = |name: &str| {
-            envelope
-                .members
-                .iter()
-                .find(|(pointer, _)| pointer == name)
-                .map(|(_, formula)| formula.clone())
-        };
+        let formula = |name: &str| formula_at(&envelope, name);
         assert_eq!(formula("/count"), Some(PageFormula::Listed));
         assert_eq!(formula("/total"), Some(PageFormula::Matched));
         assert_eq!(formula("/page"), Some(PageFormula::Number));

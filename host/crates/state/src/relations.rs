@@ -169,13 +169,7 @@ fn view_relations<'a>(
     else {
         return Vec::new();
     };
-    let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(
-        entities
-            .iter()
-            .filter(|entity| entity.entity_type == *entity_type),
-    )
-    .into_iter()
-    .collect();
+    let fields = crate::derive::query_grammar::type_scalar_fields(entities, entity_type);
     let mut found = Vec::new();
     for observation in observations {
         let pairs = observation.pairs();

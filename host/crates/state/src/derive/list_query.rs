@@ -13,7 +13,6 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
-use super::query_grammar::scalar_fields;
 use crate::model::{
     CursorForm, CursorMember, ListLine, PageArithmetic, PagedMember, QueryModel, QueryRole,
 };
@@ -145,14 +144,7 @@ impl<'a> Evaluator<'a> {
 /// The scalar fields the entities of the list's type hold (what a query grammar splits terms
 /// against).
 fn type_fields(plan: &ListPlan, entities: &Entities) -> Vec<String> {
-    scalar_fields(
-        entities
-            .list
-            .iter()
-            .filter(|entity| entity.entity_type == plan.entity_type),
-    )
-    .into_iter()
-    .collect()
+    super::query_grammar::type_scalar_fields(&entities.list, &plan.entity_type)
 }
 
 /// Learns parameter roles that reproduce the recorded query lines (see the module docs).

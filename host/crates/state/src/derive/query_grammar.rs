@@ -45,6 +45,17 @@ pub fn scalar_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTre
     fields
 }
 
+/// The scalar fields (see [`scalar_fields`]) the entities of one type hold, sorted.
+pub fn type_scalar_fields(entities: &[Entity], entity_type: &str) -> Vec<String> {
+    scalar_fields(
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == entity_type),
+    )
+    .into_iter()
+    .collect()
+}
+
 /// The top-level fields the entities of a type hold as arrays of scalars: some entity holds a
 /// non-empty array there and every entity holding the field holds an array of scalars (or
 /// null).

@@ -345,34 +345,45 @@ impl Listing<'_> {
                 Some((listed_id, object))
             })
             .collect();
+        let held = sim.collection(self.entity_type, &collection);
+        self.shown_dependents(held, &listed, deleted)
+            .unwrap_or_default()
+    }
+
+    /// Of the entities a read would list, those naming the deleted entity, each as the read
+    /// listed it (absent when unlisted; one it lists marked deleted is left out); `None` when
+    /// one naming nothing of it is unlisted (the read may be one page of many).
+    fn shown_dependents(
+        &self,
+        entities: Vec<&Entity>,
+        listed: &[(String, &Json)],
+        deleted: (&str, &str),
+    ) -> Option<Vec<(String, ObservedDependent)>> {
         let mut dependents = Vec::new();
-        for held in sim.collection(self.entity_type, &collection) {
+        for entity in entities {
             let shown = listed
                 .iter()
-                .find(|(listed_id, _)| *listed_id == held.id)
+                .find(|(listed_id, _)| *listed_id == entity.id)
                 .map(|(_, object)| *object);
-            let fields = members_naming(&held.fields, self.identity, deleted);
+            let fields = members_naming(&entity.fields, self.identity, deleted);
             if fields.is_empty() {
-                // Every other held entity is listed, or the read may be one page of many.
-                if shown.is_none() {
-                    return Vec::new();
-                }
+                shown?;
                 continue;
             }
             if shown.is_some_and(marked_deleted) {
                 continue;
             }
             dependents.push((
-                held.id.clone(),
+                entity.id.clone(),
                 ObservedDependent {
                     entity_type: self.entity_type.to_owned(),
                     fields,
-                    before: to_value(&held.fields),
+                    before: to_value(&entity.fields),
                     after: shown.map(to_value),
                 },
             ));
         }
-        dependents
+        Some(dependents)
     }
 }
 
@@ -460,28 +471,7 @@ impl Listing<'_> {
         {
             return None;
         }
-        let mut dependents = Vec::new();
-        for entity in selected {
-            let shown = listed
-                .iter()
-                .find(|(id, _)| *id == entity.id)
-                .map(|(_, object)| *object);
-            let fields = members_naming(&entity.fields, self.identity, deleted);
-            if fields.is_empty() {
-                shown?;
-                continue;
-            }
-            dependents.push((
-                entity.id.clone(),
-                ObservedDependent {
-                    entity_type: self.entity_type.to_owned(),
-                    fields,
-                    before: to_value(&entity.fields),
-                    after: shown.map(to_value),
-                },
-            ));
-        }
-        Some(dependents)
+        self.shown_dependents(selected, &listed, deleted)
     }
 }
 
