@@ -71,10 +71,7 @@ pub fn generalize(entities: &[Entity], views: &mut [ReadView]) {
 /// type is held alike by one other type and collection, its one member holding the parent the
 /// entity's own collection path names.
 fn learned(template: &str, entity_type: &str, entities: &[Entity]) -> Option<ItemParent> {
-    let parameters: Vec<usize> = (split_path(template).iter().enumerate())
-        .filter(|(_, segment)| segment.contains('{'))
-        .map(|(index, _)| index)
-        .collect();
+    let parameters = crate::relations::parameter_segments(template);
     let [segment, _id] = parameters.as_slice() else {
         return None;
     };

@@ -23,6 +23,7 @@ use rea_plugin_api::query_lists::{
     flag_parts, fold_flags, fold_indexed, folded_list, indexed_base, list_base,
 };
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::answer::{
     KeptRecord, StateAnswer, StateSource, ToolError, recording_answer, state_answer, tool_error,
@@ -1875,12 +1876,13 @@ impl StateService {
             self.holds_field(&list.entity_type, field) || Self::joins_through(list, field)
         };
         let model = crate::nested_query::lent_models(&self.derived().views, list)
-            .map(|model| {
-                expanded
-                    .extend(model, &holds_field)
-                    .unwrap_or_else(|| model.clone())
+            .find_map(|model| {
+                let model = match expanded.extend(model, &holds_field) {
+                    Some(extended) => Cow::Owned(extended),
+                    None => Cow::Borrowed(model),
+                };
+                crate::nested_query::reads_every(&model, &expanded.pairs).then_some(model)
             })
-            .find(|model| crate::nested_query::reads_every(model, &expanded.pairs))
             .ok_or("unrecorded-request")?;
         let live = self.read();
         let members = parent

@@ -287,7 +287,8 @@ fn shown_relations(
     if differing.next().is_some() {
         return None;
     }
-    let links = related_links((member, value), fields, (identity, &id), entities);
+    let links =
+        related_link((member, value), fields, (identity, &id), entities).unwrap_or_default();
     let relations = links.into_iter().map(|(related, link, beside)| {
         // Related entities in the collection enclosing the entity's are named by the call's path.
         let enclosing = related.collection != parent.collection
@@ -318,15 +319,6 @@ fn shown_relations(
 /// the ids the member held or a field holding the identity (an array), or by a field naming the
 /// related entity's id (an object: each such field), with the members shown beside the related
 /// entity's own.
-fn related_links<'a>(
-    (member, value): (&str, &Json),
-    fields: &Object,
-    (identity, id): (&str, &str),
-    entities: &'a [Entity],
-) -> Vec<(&'a Entity, Link, Option<Json>)> {
-    related_link((member, value), fields, (identity, id), entities).unwrap_or_default()
-}
-
 fn related_link<'a>(
     (member, value): (&str, &Json),
     fields: &Object,
@@ -544,12 +536,7 @@ pub struct ParentSegment {
 /// hold one value on every checked line, kept as [`ParentSegment::fixed`].
 pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
     for view in views.iter_mut() {
-        let parameters: Vec<usize> = split_path(&view.path_template)
-            .iter()
-            .enumerate()
-            .filter(|(_, segment)| segment.contains('{'))
-            .map(|(index, _)| index)
-            .collect();
+        let parameters = parameter_segments(&view.path_template);
         let ViewDetail::List(list) = &mut view.detail else {
             continue;
         };
@@ -567,6 +554,14 @@ pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
             require_only_listable(list, entities);
         }
     }
+}
+
+/// The indexes of a path template's parameter segments (`{…}`), in order.
+pub(crate) fn parameter_segments(template: &str) -> Vec<usize> {
+    (split_path(template).iter().enumerate())
+        .filter(|(_, segment)| segment.contains('{'))
+        .map(|(index, _)| index)
+        .collect()
 }
 
 /// Keeps of a parent list's required fields (see [`crate::model::ViewShape`]) those every held

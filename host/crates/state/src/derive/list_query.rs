@@ -13,6 +13,7 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
+use super::query_grammar::type_scalar_fields;
 use crate::model::{
     CursorForm, CursorMember, ListLine, PageArithmetic, PagedMember, QueryModel, QueryRole,
 };
@@ -141,12 +142,6 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-/// The scalar fields the entities of the list's type hold (what a query grammar splits terms
-/// against).
-fn type_fields(plan: &ListPlan, entities: &Entities) -> Vec<String> {
-    super::query_grammar::type_scalar_fields(&entities.list, &plan.entity_type)
-}
-
 /// Learns parameter roles that reproduce the recorded query lines (see the module docs).
 pub(super) fn learn_query(
     plan: &ListPlan,
@@ -159,7 +154,7 @@ pub(super) fn learn_query(
     let has_whole = passing.iter().any(|observation| {
         pages_only(observation) && listed_collection(&observation.path, &plan.entity_type).is_some()
     });
-    let fields = type_fields(plan, entities);
+    let fields = type_scalar_fields(&entities.list, &plan.entity_type);
     let QueryLines {
         lines,
         mut objects,
@@ -1631,7 +1626,7 @@ pub(super) fn learn_page_envelope(
         .identity_field
         .clone();
     let left_out = left_out(whole_lines);
-    let fields = type_fields(plan, entities);
+    let fields = type_scalar_fields(&entities.list, &plan.entity_type);
     let mut owned: Vec<(Vec<Object>, Vec<&str>, Vec<String>)> = Vec::new();
     let mut queries: Vec<Vec<(String, String)>> = Vec::new();
     for observation in paged {
